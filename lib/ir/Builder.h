@@ -1,0 +1,79 @@
+// Builder: the only way ops are made. Each helper computes the result type, creates the op at
+// the insertion point and runs the verifier's per-op check on it, throwing IRError (with the
+// op's location) on a malformed op — so a bad op is reported where it was built.
+//
+// Binary ops need operands of identical type: broadcasting and dtype promotion are the front
+// end's job (it calls splat/broadcast/convert explicitly, so the IR shows them).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace tl {
+
+class Builder {
+ public:
+  explicit Builder(Region* region = nullptr) { setInsertionPointToEnd(region); }
+
+  // Insertion point: new ops go into `region` before position `index` (end by default).
+  void setInsertionPointToEnd(Region* region) { region_ = region; index_ = region ? region->ops.size() : 0; }
+  void setInsertionPoint(Region* region, size_t index) { region_ = region; index_ = index; }
+  Region* region() const { return region_; }
+  size_t index() const { return index_; }
+
+  // The location given to ops built from now on.
+  void setLoc(Loc loc) { loc_ = loc; }
+  Loc loc() const { return loc_; }
+
+  // Generic creation: verifies with verifyOp (after adding `numRegions` empty regions).
+  Op* create(OpKind kind, std::vector<Value*> operands, std::vector<Type> resultTypes,
+             std::vector<NamedAttr> attrs = {}, size_t numRegions = 0);
+
+  // --- leaves
+  Value* programId(int axis);
+  Value* numPrograms(int axis);
+  Value* constInt(Type type, int64_t value);    // int dtype, scalar or splat tile
+  Value* constFloat(Type type, double value);   // float dtype, scalar or splat tile (inf ok)
+  Value* arange(int64_t start, int64_t end);
+
+  // --- shapes and dtypes
+  Value* splat(Value* scalar, Shape shape);
+  Value* broadcast(Value* tile, Shape shape);
+  Value* expandDims(Value* tile, int axis);
+  Value* convert(Value* x, DType to);
+
+  // --- elementwise
+  Value* unary(OpKind kind, Value* x);               // Neg, Not, Exp, ..., Sigmoid
+  Value* binary(OpKind kind, Value* a, Value* b);    // Add, ..., Xor
+  Value* cmp(const std::string& pred, Value* a, Value* b);
+  Value* select(Value* cond, Value* a, Value* b);
+  Value* addptr(Value* ptr, Value* offset);
+
+  // --- memory
+  Value* load(Value* ptr, Value* mask = nullptr, Value* other = nullptr);
+  void store(Value* ptr, Value* value, Value* mask = nullptr);
+
+  // --- reductions
+  Value* reduce(const std::string& kind, Value* x, int axis);  // "sum" | "max" | "min"
+  Value* argmax(Value* x, int axis);
+  Value* dot(Value* a, Value* b, Value* acc);
+
+  // --- structure. forOp/ifOp create the op with empty regions; the caller fills them (the for
+  // body's arguments — iv then one per init — are created here) and ends them with yield().
+  Op* forOp(Value* lo, Value* hi, Value* step, const std::vector<Value*>& inits);
+  Op* ifOp(Value* cond, const std::vector<Type>& resultTypes);
+  void yield(const std::vector<Value*>& values);
+  void ret();
+
+ private:
+  Region* region_ = nullptr;
+  size_t index_ = 0;
+  Loc loc_;
+};
+
+// Result shape of reducing `shape` along `axis`.
+Shape reducedShape(const Shape& shape, int axis);
+
+}  // namespace tl

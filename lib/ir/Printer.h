@@ -1,0 +1,27 @@
+// The textual form of the IR: printFunction() writes it, parseFunction() (ir/Parser.h) reads it
+// back. The two round-trip: print(parse(print(f))) == print(f) for every kernel (tested).
+//
+//   func @softmax_kernel(%x_ptr: ptr<f32>, %out_ptr: ptr<f32>, %N: i32, %stride: i32) constexprs(BLOCK_N = 1024) {
+//     %row = program_id {axis = 0} : i32 loc(3:11)
+//     %cols = arange {start = 0, end = 1024} : <1024xi32> loc(4:12)
+//     ...
+//     return loc(10:5)
+//   }
+//
+// Value names come from the source variable (a hint kept on the Value), made unique with a
+// numeric suffix; unnamed values print as %0, %1, ...
+#pragma once
+
+#include <string>
+
+#include "ir/IR.h"
+
+namespace tl {
+
+struct PrintOptions {
+  bool locs = true;  // print `loc(line:col)` after each op
+};
+
+std::string printFunction(const Function& fn, const PrintOptions& opts = {});
+
+}  // namespace tl

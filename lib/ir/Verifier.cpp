@@ -1,0 +1,330 @@
+// The rules of BlockOps.def, checked. Each case reads like the comment in the master list.
+#include "ir/Verifier.h"
+
+#include "ir/Builder.h"
+
+#include <unordered_set>
+
+namespace tl {
+
+namespace {
+
+std::string str(const Type& t) { return t.str(); }
+
+// Returns an error message or "" — small helpers so each rule is one line below.
+struct Check {
+  const Op& op;
+  std::string err;
+
+  bool fail(const std::string& msg) {
+    if (err.empty()) err = std::string(mnemonic(op.kind)) + ": " + msg;
+    return false;
+  }
+  bool operands(size_t lo, size_t hi) {
+    if (op.numOperands() < lo || op.numOperands() > hi)
+      return fail("expected " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)) +
+                  " operands, got " + std::to_string(op.numOperands()));
+    for (Value* v : op.operands)
+      if (!v) return fail("null operand");
+    return true;
+  }
+  bool results(size_t n) {
+    if (op.numResults() != n)
+      return fail("expected " + std::to_string(n) + " results, got " + std::to_string(op.numResults()));
+    return true;
+  }
+  bool sameType(const Type& a, const Type& b, const char* what) {
+    if (a != b) return fail(std::string(what) + " types differ: " + str(a) + " vs " + str(b));
+    return true;
+  }
+  bool sameShape(const Type& a, const Type& b, const char* what) {
+    if (a.shape != b.shape) return fail(std::string(what) + " shapes differ: " + str(a) + " vs " + str(b));
+    return true;
+  }
+  bool isMask(const Type& t) {
+    if (t.isPtr || t.dtype != DType::I1) return fail("mask must have dtype i1, got " + str(t));
+    return true;
+  }
+  bool intAttrIn(const char* name, int64_t lo, int64_t hi) {
+    const Attr* a = op.attr(name);
+    if (!a || !std::holds_alternative<int64_t>(*a)) return fail(std::string("missing integer attribute '") + name + "'");
+    int64_t v = std::get<int64_t>(*a);
+    if (v < lo || v > hi) return fail(std::string("attribute '") + name + "' = " + std::to_string(v) + " out of range");
+    return true;
+  }
+  bool strAttrIn(const char* name, std::initializer_list<const char*> allowed) {
+    const Attr* a = op.attr(name);
+    if (!a || !std::holds_alternative<std::string>(*a)) return fail(std::string("missing string attribute '") + name + "'");
+    for (const char* s : allowed)
+      if (std::get<std::string>(*a) == s) return true;
+    return fail(std::string("attribute '") + name + "' has unknown value '" + std::get<std::string>(*a) + "'");
+  }
+};
+
+bool validShape(const Type& t) {
+  for (int64_t d : t.shape)
+    if (!isPowerOfTwo(d)) return false;
+  return t.rank() <= 2;
+}
+
+bool isArith(const Type& t) { return !t.isPtr && t.dtype != DType::I1; }
+
+}  // namespace
+
+std::optional<std::string> verifyOp(const Op& op) {
+  Check c{op, {}};
+  for (const auto& r : op.results)
+    if (!validShape(r->type)) c.fail("result type " + str(r->type) + " must have rank <= 2 and power-of-two dims");
+  if (!c.err.empty()) return c.err;
+
+  auto res = [&](size_t i = 0) -> const Type& { return op.result(i)->type; };
+  auto opd = [&](size_t i) -> const Type& { return op.operand(i)->type; };
+
+  switch (op.kind) {
+    case OpKind::ProgramId:
+    case OpKind::NumPrograms:
+      c.operands(0, 0) && c.results(1) && c.sameType(res(), Type::scalar(DType::I32), "result") &&
+          c.intAttrIn("axis", 0, 2);
+      break;
+    case OpKind::Constant: {
+      if (!(c.operands(0, 0) && c.results(1))) break;
+      const Attr* v = op.attr("value");
+      if (res().isPtr) c.fail("constants cannot be pointers");
+      else if (!v) c.fail("missing attribute 'value'");
+      else if (isInt(res().dtype) && !std::holds_alternative<int64_t>(*v))
+        c.fail("integer constant needs an integer value");
+      else if (std::holds_alternative<std::string>(*v)) c.fail("value must be a number");
+      break;
+    }
+    case OpKind::Arange: {
+      if (!(c.operands(0, 0) && c.results(1))) break;
+      int64_t s = op.hasAttr("start") ? op.intAttr("start") : 0, e = op.hasAttr("end") ? op.intAttr("end") : -1;
+      if (!op.hasAttr("start") || !op.hasAttr("end")) c.fail("needs attributes 'start' and 'end'");
+      else if (!isPowerOfTwo(e - s)) c.fail("end - start must be a power of two");
+      else c.sameType(res(), Type::tile(DType::I32, {e - s}), "result");
+      break;
+    }
+    case OpKind::Splat:
+      if (!(c.operands(1, 1) && c.results(1))) break;
+      if (!opd(0).isScalar()) c.fail("operand must be a scalar, got " + str(opd(0)));
+      else if (!res().isTile()) c.fail("result must be a tile");
+      else c.sameType(res().scalarType(), opd(0), "element");
+      break;
+    case OpKind::Broadcast: {
+      if (!(c.operands(1, 1) && c.results(1))) break;
+      const Type &a = opd(0), &r = res();
+      if (!a.isTile() || a.rank() != r.rank()) { c.fail("operand and result must be tiles of equal rank"); break; }
+      if (!c.sameType(a.scalarType(), r.scalarType(), "element")) break;
+      for (int i = 0; i < a.rank(); ++i)
+        if (a.shape[i] != r.shape[i] && a.shape[i] != 1) { c.fail("cannot broadcast " + str(a) + " to " + str(r)); break; }
+      break;
+    }
+    case OpKind::ExpandDims: {
+      if (!(c.operands(1, 1) && c.results(1) && c.intAttrIn("axis", 0, opd(0).rank()))) break;
+      Shape s = opd(0).shape;
+      s.insert(s.begin() + op.intAttr("axis"), 1);
+      c.sameType(res(), opd(0).withShape(s), "result");
+      break;
+    }
+    case OpKind::Convert:
+      if (c.operands(1, 1) && c.results(1) && c.sameShape(opd(0), res(), "operand/result"))
+        if (opd(0).isPtr || res().isPtr) c.fail("cannot convert pointers");
+      break;
+    case OpKind::Neg: case OpKind::Abs:
+      if (c.operands(1, 1) && c.results(1) && c.sameType(opd(0), res(), "operand/result"))
+        if (!isArith(res())) c.fail("needs an int or float operand, got " + str(res()));
+      break;
+    case OpKind::Not:
+      if (c.operands(1, 1) && c.results(1) && c.sameType(opd(0), res(), "operand/result"))
+        if (res().isPtr || !isInt(res().dtype)) c.fail("needs an integer or i1 operand, got " + str(res()));
+      break;
+    case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Sqrt: case OpKind::Rsqrt:
+    case OpKind::Sigmoid:
+      if (c.operands(1, 1) && c.results(1) && c.sameType(opd(0), res(), "operand/result"))
+        if (res().isPtr || !isFloat(res().dtype)) c.fail("needs a float operand, got " + str(res()));
+      break;
+    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
+    case OpKind::Maximum: case OpKind::Minimum:
+      if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
+          c.sameType(opd(0), res(), "operand/result"))
+        if (!isArith(res())) c.fail("needs int or float operands, got " + str(res()));
+      break;
+    case OpKind::And: case OpKind::Or: case OpKind::Xor:
+      if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
+          c.sameType(opd(0), res(), "operand/result"))
+        if (res().isPtr || !isInt(res().dtype)) c.fail("needs integer or i1 operands, got " + str(res()));
+      break;
+    case OpKind::Cmp:
+      if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
+          c.sameType(res(), opd(0).withDType(DType::I1), "result") && c.strAttrIn("pred", {"lt", "le", "gt", "ge", "eq", "ne"}))
+        if (opd(0).isPtr) c.fail("cannot compare pointers");
+      break;
+    case OpKind::Select:
+      if (c.operands(3, 3) && c.results(1) && c.isMask(opd(0)) && c.sameShape(opd(0), opd(1), "condition/value") &&
+          c.sameType(opd(1), opd(2), "value"))
+        c.sameType(opd(1), res(), "value/result");
+      break;
+    case OpKind::AddPtr:
+      if (!(c.operands(2, 2) && c.results(1))) break;
+      if (!opd(0).isPtr) c.fail("first operand must be a pointer, got " + str(opd(0)));
+      else if (opd(1).isPtr || (opd(1).dtype != DType::I32 && opd(1).dtype != DType::I64))
+        c.fail("offset must be i32 or i64, got " + str(opd(1)));
+      else if (c.sameShape(opd(0), opd(1), "pointer/offset"))
+        c.sameType(res(), opd(0), "result");
+      break;
+    case OpKind::Load: {
+      if (!(c.operands(1, 3) && c.results(1))) break;
+      if (!opd(0).isPtr) { c.fail("operand must be a pointer, got " + str(opd(0))); break; }
+      Type elem = opd(0);
+      elem.isPtr = false;
+      if (!c.sameType(res(), elem, "result")) break;
+      if (op.numOperands() >= 2 && c.isMask(opd(1))) c.sameShape(opd(1), res(), "mask/result");
+      if (op.numOperands() == 3) c.sameType(opd(2), res(), "other/result");
+      break;
+    }
+    case OpKind::Store: {
+      if (!(c.operands(2, 3) && c.results(0))) break;
+      if (!opd(0).isPtr) { c.fail("operand must be a pointer, got " + str(opd(0))); break; }
+      Type elem = opd(0);
+      elem.isPtr = false;
+      if (!c.sameType(opd(1), elem, "value/pointee")) break;
+      if (op.numOperands() == 3 && c.isMask(opd(2))) c.sameShape(opd(2), opd(1), "mask/value");
+      break;
+    }
+    case OpKind::Reduce:
+    case OpKind::Argmax: {
+      if (!(c.operands(1, 1) && c.results(1))) break;
+      if (!opd(0).isTile() || !isArith(opd(0))) { c.fail("operand must be an int or float tile, got " + str(opd(0))); break; }
+      if (!c.intAttrIn("axis", 0, opd(0).rank() - 1)) break;
+      int axis = static_cast<int>(op.intAttr("axis"));
+      if (op.kind == OpKind::Reduce) {
+        if (c.strAttrIn("kind", {"sum", "max", "min"}))
+          c.sameType(res(), opd(0).withShape(reducedShape(opd(0).shape, axis)), "result");
+      } else {
+        c.sameType(res(), Type::tile(DType::I32, reducedShape(opd(0).shape, axis)), "result");
+      }
+      break;
+    }
+    case OpKind::Dot: {
+      if (!(c.operands(3, 3) && c.results(1))) break;
+      const Type &a = opd(0), &b = opd(1), &acc = opd(2);
+      if (a.rank() != 2 || b.rank() != 2 || acc.rank() != 2) { c.fail("operands must be 2-D tiles"); break; }
+      if (a.isPtr || b.isPtr || !isFloat(a.dtype) || a.dtype != b.dtype) { c.fail("a and b must be float tiles of one dtype, got " + str(a) + " and " + str(b)); break; }
+      if (a.shape[1] != b.shape[0]) { c.fail("inner dimensions differ: " + str(a) + " @ " + str(b)); break; }
+      if (c.sameType(acc, Type::tile(DType::F32, {a.shape[0], b.shape[1]}), "accumulator"))
+        c.sameType(res(), acc, "result");
+      break;
+    }
+    case OpKind::For: {
+      if (op.numOperands() < 3) { c.fail("needs lo, hi and step operands"); break; }
+      if (!c.operands(3, 1u << 20)) break;
+      const Type& it = opd(0);
+      if (!it.isScalar() || it.isPtr || (it.dtype != DType::I32 && it.dtype != DType::I64)) { c.fail("bounds must be i32 or i64 scalars"); break; }
+      if (!(c.sameType(opd(1), it, "bound") && c.sameType(opd(2), it, "step"))) break;
+      if (op.numResults() != op.numOperands() - 3) { c.fail("needs one result per carried value"); break; }
+      for (size_t i = 0; i < op.numResults(); ++i)
+        if (!c.sameType(res(i), opd(3 + i), "carried value/result")) break;
+      if (!c.err.empty()) break;
+      if (op.regions.size() != 1) { c.fail("needs exactly one region"); break; }
+      const Region& body = op.region(0);
+      if (body.args.size() != op.numResults() + 1) { c.fail("body needs the iv and one argument per carried value"); break; }
+      if (!c.sameType(body.arg(0)->type, it, "iv")) break;
+      for (size_t i = 0; i < op.numResults(); ++i)
+        if (!c.sameType(body.arg(i + 1)->type, res(i), "body argument/result")) break;
+      break;
+    }
+    case OpKind::If:
+      if (!(c.operands(1, 1))) break;
+      if (opd(0) != Type::scalar(DType::I1)) { c.fail("condition must be an i1 scalar, got " + str(opd(0))); break; }
+      if (op.regions.size() != 2) { c.fail("needs a then and an else region"); break; }
+      for (const auto& r : op.regions)
+        if (!r->args.empty()) c.fail("branches take no arguments");
+      break;
+    case OpKind::Yield:
+      c.results(0);
+      break;
+    case OpKind::Return:
+      c.operands(0, 0) && c.results(0);
+      break;
+    case OpKind::NumKinds:
+      c.fail("invalid op kind");
+      break;
+  }
+  if (c.err.empty()) return std::nullopt;
+  return c.err;
+}
+
+namespace {
+
+struct FunctionVerifier {
+  const Function& fn;
+  std::string out;
+  std::vector<std::unordered_set<const Value*>> scopes;
+
+  void error(Loc loc, const std::string& msg) {
+    out += renderDiagnostic(fn.source.get(), Severity::Error, loc, "IR verifier: " + msg);
+  }
+
+  bool visible(const Value* v) const {
+    for (const auto& s : scopes)
+      if (s.count(v)) return true;
+    return false;
+  }
+
+  // Checks a region whose terminator must be `term`, yielding `yieldTypes` when it is a yield.
+  void region(const Region& r, OpKind term, const std::vector<Type>* yieldTypes) {
+    scopes.emplace_back();
+    for (const auto& a : r.args) scopes.back().insert(a.get());
+    if (r.ops.empty() || r.ops.back()->kind != term) {
+      error(r.parentOp ? r.parentOp->loc : fn.loc,
+            std::string("region must end with '") + mnemonic(term) + "'");
+    }
+    for (size_t i = 0; i < r.ops.size(); ++i) {
+      const Op& op = *r.ops[i];
+      if (op.parent != &r) error(op.loc, std::string(mnemonic(op.kind)) + ": wrong parent region");
+      if (op.info().category == OpCategory::Terminator && i + 1 != r.ops.size())
+        error(op.loc, std::string(mnemonic(op.kind)) + " must be the last op of its region");
+      for (Value* v : op.operands)
+        if (v && !visible(v))
+          error(op.loc, std::string(mnemonic(op.kind)) + ": operand used before it is defined (or out of scope)");
+      if (auto e = verifyOp(op)) error(op.loc, *e);
+      if (op.kind == OpKind::Yield && yieldTypes) {
+        if (op.numOperands() != yieldTypes->size()) {
+          error(op.loc, "yield: expected " + std::to_string(yieldTypes->size()) + " values, got " +
+                            std::to_string(op.numOperands()));
+        } else {
+          for (size_t k = 0; k < op.numOperands(); ++k)
+            if (op.operand(k) && op.operand(k)->type != (*yieldTypes)[k])
+              error(op.loc, "yield: value " + std::to_string(k) + " has type " + op.operand(k)->type.str() +
+                                ", expected " + (*yieldTypes)[k].str());
+        }
+      }
+      if (op.kind == OpKind::For || op.kind == OpKind::If) {
+        std::vector<Type> types;
+        for (const auto& res : op.results) types.push_back(res->type);
+        for (const auto& sub : op.regions) region(*sub, OpKind::Yield, &types);
+      } else if (!op.regions.empty()) {
+        error(op.loc, std::string(mnemonic(op.kind)) + " cannot have regions");
+      }
+      for (const auto& res : op.results) scopes.back().insert(res.get());
+    }
+    scopes.pop_back();
+  }
+};
+
+}  // namespace
+
+std::string verifyFunction(const Function& fn) {
+  FunctionVerifier v{fn, {}, {}};
+  if (fn.params.size() != fn.body.args.size())
+    v.error(fn.loc, "function has " + std::to_string(fn.params.size()) + " params but " +
+                        std::to_string(fn.body.args.size()) + " body arguments");
+  for (size_t i = 0; i < fn.params.size() && i < fn.body.args.size(); ++i)
+    if ((fn.params[i].kind == Param::Kind::Pointer) != fn.body.arg(i)->type.isPtr ||
+        !fn.body.arg(i)->type.isScalar())
+      v.error(fn.params[i].loc, "parameter '" + fn.params[i].name + "' has type " + fn.body.arg(i)->type.str());
+  v.region(fn.body, OpKind::Return, nullptr);
+  return v.out;
+}
+
+}  // namespace tl
