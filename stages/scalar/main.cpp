@@ -1,0 +1,2 @@
+// Replaced by the real driver (in progress).
+int main() { return 1; }
