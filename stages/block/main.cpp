@@ -1,2 +1,56 @@
-// Replaced by the real driver (in progress).
-int main() { return 1; }
+// tl-block: the block-IR stage. Prints the block IR (after each pass on request), runs it with
+// the tile-at-a-time interpreter and checks every output against tl-scalar's.
+//
+//   tl-block                                   # every kernel in kernels/, PASS/FAIL per output
+//   tl-block kernels/softmax.tl --print-after-all
+//   tl-block kernels/matmul.tl --set M=512 --no-compare --out-dir out/
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "block/BlockInterpreter.h"
+#include "ir/Pass.h"
+#include "ir/Printer.h"
+#include "runtime/Driver.h"
+#include "scalar/ScalarInterpreter.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tl-block: optimize block IR and run it a tile at a time, checked against tl-scalar"};
+  tl::StageOptions opts;
+  tl::addStageOptions(app, opts);
+  bool printAfterAll = false, noCompare = false, noRun = false;
+  app.add_flag("--print-after-all", printAfterAll, "Print the block IR after every pass");
+  app.add_flag("--no-compare", noCompare, "Do not run tl-scalar to check the outputs");
+  app.add_flag("--no-run", noRun, "Only compile (with --print-ir / --print-after-all)");
+  CLI11_PARSE(app, argc, argv);
+
+  return tl::runStage("tl-block", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
+    // The reference runs the IR exactly as the front end produced it, before any pass.
+    std::unique_ptr<tl::Function> reference = tl::cloneFunction(*k.ir);
+
+    tl::PassManager pm = tl::blockPipeline();
+    if (printAfterAll) pm.setPrintAfterAll(&out);
+    auto start = std::chrono::steady_clock::now();
+    pm.run(*k.ir);
+    double passMs = tl::msSince(start);
+    if (opts.printIR) out << tl::printFunction(*k.ir);
+    if (noRun) return true;
+
+    tl::Memory memory = tl::Memory::fromLaunch(k.launch);
+    start = std::chrono::steady_clock::now();
+    tl::BlockRunStats stats = tl::runBlock(*k.ir, k.launch, memory);
+    double ms = tl::msSince(start);
+    if (!opts.quiet)
+      out << "   tl-block: " << stats.programs << " programs, " << stats.tileOps << " tile ops in " << ms
+          << " ms (compile " << k.compileMs << " ms, passes " << passMs << " ms)\n";
+    if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
+    if (noCompare) {
+      if (!opts.quiet) tl::printOutputSummary(memory, out);
+      return true;
+    }
+    tl::Memory refMemory = tl::Memory::fromLaunch(k.launch);
+    start = std::chrono::steady_clock::now();
+    tl::runScalar(*reference, k.launch, refMemory);
+    if (!opts.quiet) out << "   tl-scalar reference in " << tl::msSince(start) << " ms\n";
+    return tl::compareOutputs(refMemory, memory, "tl-scalar", out);
+  });
+}

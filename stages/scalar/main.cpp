@@ -1,2 +1,33 @@
-// Replaced by the real driver (in progress).
-int main() { return 1; }
+// tl-scalar: the scalar CPU reference. Runs a kernel's whole grid one program and one element
+// at a time and prints a summary of its outputs. Every later stage is checked against it.
+//
+//   tl-scalar                                  # every kernel in kernels/
+//   tl-scalar kernels/softmax.tl --set N=4096 --set BLOCK_N=4096 --out-dir out/
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "ir/Printer.h"
+#include "runtime/Driver.h"
+#include "scalar/ScalarInterpreter.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tl-scalar: run .tl kernels on the scalar CPU reference (the ground truth)"};
+  tl::StageOptions opts;
+  tl::addStageOptions(app, opts);
+  CLI11_PARSE(app, argc, argv);
+
+  return tl::runStage("tl-scalar", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
+    if (opts.printIR) out << tl::printFunction(*k.ir);
+    tl::Memory memory = tl::Memory::fromLaunch(k.launch);
+    auto start = std::chrono::steady_clock::now();
+    tl::ScalarRunStats stats = tl::runScalar(*k.ir, k.launch, memory);
+    double ms = tl::msSince(start);
+    if (!opts.quiet) {
+      out << "   tl-scalar: " << stats.programs << " programs, " << stats.elementOps << " element ops in "
+          << ms << " ms (compile " << k.compileMs << " ms)\n";
+      tl::printOutputSummary(memory, out);
+    }
+    if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
+    return true;
+  });
+}

@@ -1,0 +1,209 @@
+#include "runtime/Driver.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace tl {
+
+namespace fs = std::filesystem;
+
+void addStageOptions(CLI::App& app, StageOptions& o) {
+  app.add_option("kernels", o.kernels, ".tl kernel files (default: every kernel in kernels/)");
+  app.add_option("--set", o.sets, "Override a @launch keyword: NAME=EXPR (e.g. N=4096, BLOCK_N=4096, "
+                                  "x_ptr='uniform((M,N))'); repeatable")
+      ->type_name("NAME=EXPR");
+  app.add_option("--input", o.inputs, "Read a pointer parameter's buffer from a .npy file: PARAM=FILE")
+      ->type_name("PARAM=FILE");
+  app.add_option("--grid", o.grid, "Override the grid: an expression such as '(64,)' or 'cdiv(N, 128)'");
+  app.add_option("--num-warps", o.numWarps, "Override num_warps");
+  app.add_option("--out-dir", o.outDir, "Write every output buffer as DIR/<kernel>.<param>.npy");
+  app.add_flag("--print-ir", o.printIR, "Print the block IR the stage runs");
+  app.add_flag("-q,--quiet", o.quiet, "Print only PASS/FAIL lines and errors");
+}
+
+std::vector<LaunchOverride> overridesFrom(const StageOptions& opts) {
+  std::vector<LaunchOverride> out;
+  for (const auto& s : opts.sets) {
+    LaunchOverride o;
+    if (!parseOverride(s, o)) throw std::runtime_error("--set expects NAME=EXPR, got '" + s + "'");
+    out.push_back(o);
+  }
+  for (const auto& s : opts.inputs) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) throw std::runtime_error("--input expects PARAM=FILE, got '" + s + "'");
+    std::string file = s.substr(eq + 1);
+    if (file.find('"') != std::string::npos) throw std::runtime_error("--input: file names cannot contain '\"'");
+    out.push_back({s.substr(0, eq), "file(\"" + file + "\")"});
+  }
+  if (!opts.grid.empty()) out.push_back({"grid", opts.grid});
+  if (opts.numWarps > 0) out.push_back({"num_warps", std::to_string(opts.numWarps)});
+  return out;
+}
+
+double msSince(const std::chrono::steady_clock::time_point& start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::unique_ptr<CompiledKernel> compileKernelFile(const std::string& path,
+                                                  const std::vector<LaunchOverride>& overrides,
+                                                  std::ostream& err) {
+  auto start = std::chrono::steady_clock::now();
+  std::shared_ptr<SourceFile> file;
+  try {
+    file = SourceFile::load(path);
+  } catch (const std::exception& e) {
+    err << path << ": error: " << e.what() << "\n";
+    return nullptr;
+  }
+  DiagEngine diag(file);
+  auto k = std::make_unique<CompiledKernel>();
+  k->path = path;
+  k->parsed = parseKernelFile(file, diag);
+  if (k->parsed && !diag.hasErrors()) k->launch = evalLaunch(*k->parsed, overrides, diag);
+  if (k->parsed && !diag.hasErrors()) {
+    k->spec = specializationFor(*k->parsed, k->launch);
+    k->ir = compileKernel(*k->parsed, k->spec, diag);
+  }
+  err << diag.renderAll();  // warnings too
+  if (!k->parsed || !k->ir || diag.hasErrors()) return nullptr;
+  k->compileMs = msSince(start);
+  return k;
+}
+
+std::vector<std::string> defaultKernelPaths() {
+  std::vector<std::string> paths;
+  for (fs::path dir : {fs::path("kernels"), fs::path(TL_SOURCE_DIR) / "kernels"}) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".tl") paths.push_back(e.path().string());
+    if (!paths.empty()) break;
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+std::string describeLaunch(const CompiledKernel& k) {
+  std::ostringstream os;
+  os << k.ir->name << "  grid=(" << k.launch.grid[0] << "," << k.launch.grid[1] << "," << k.launch.grid[2]
+     << ")  num_warps=" << k.launch.numWarps;
+  for (const auto& [name, value] : k.launch.names) {
+    if (name == "grid" || name == "num_warps" || k.launch.buffer(name)) continue;
+    os << "  " << name << "=" << value;
+  }
+  return os.str();
+}
+
+static std::string shapeStr(const Shape& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "x" : "") + std::to_string(s[i]);
+  return out;
+}
+
+void printOutputSummary(const Memory& memory, std::ostream& out) {
+  for (const Buffer& b : memory.buffers()) {
+    if (!b.output) continue;
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    int64_t n = b.numel(), nonFinite = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double v = b.getF(i);
+      if (!std::isfinite(v)) { ++nonFinite; continue; }
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+    out << "  output " << std::left << std::setw(10) << b.name << std::right << " " << shapeStr(b.shape) << " "
+        << dtypeName(b.dtype) << "  min=" << std::setprecision(6) << lo << " max=" << hi
+        << " mean=" << (n > nonFinite ? sum / double(n - nonFinite) : 0.0);
+    if (nonFinite) out << "  non-finite=" << nonFinite;
+    out << "\n";
+  }
+}
+
+void writeOutputs(const CompiledKernel& k, const Memory& memory, const std::string& dir, std::ostream& out) {
+  fs::create_directories(dir);
+  std::string stem = fs::path(k.path).stem().string();
+  for (const Buffer& b : memory.buffers()) {
+    if (!b.output) continue;
+    std::string path = (fs::path(dir) / (stem + "." + b.name + ".npy")).string();
+    writeNpy(path, b);
+    out << "  wrote " << path << "\n";
+  }
+}
+
+bool compareOutputs(const Memory& reference, const Memory& got, const std::string& against, std::ostream& out) {
+  bool all = true;
+  for (const Buffer& ref : reference.buffers()) {
+    if (!ref.output) continue;
+    const Buffer* g = got.find(ref.name);
+    Comparison c;
+    if (!g) {
+      c.name = ref.name;
+      c.reason = "missing output";
+    } else {
+      c = compareBuffers(ref, *g);
+    }
+    all = all && c.pass;
+    out << "  " << (c.pass ? "PASS" : "FAIL") << " " << std::left << std::setw(10) << ref.name << std::right
+        << " vs " << against << "  " << shapeStr(ref.shape) << " " << dtypeName(ref.dtype);
+    if (!c.reason.empty()) {
+      out << "  " << c.reason << "\n";
+      continue;
+    }
+    out << std::scientific << std::setprecision(2) << "  max_abs_err=" << c.maxAbsErr
+        << " max_rel_err=" << c.maxRelErr << "  tol: atol=" << c.atol << " rtol=" << c.rtol << std::defaultfloat;
+    if (!c.pass) out << "  mismatches=" << c.mismatches << " first bad element=" << c.worstIndex;
+    out << "\n";
+  }
+  return all;
+}
+
+std::string renderRuntimeError(const CompiledKernel& k, const RuntimeError& e) {
+  return renderDiagnostic(k.parsed ? k.parsed->file.get() : nullptr, Severity::Error, e.loc, e.what());
+}
+
+int runStage(const std::string& stageName, const StageOptions& opts, const StageFn& stage) {
+  std::vector<std::string> paths = opts.kernels.empty() ? defaultKernelPaths() : opts.kernels;
+  if (paths.empty()) {
+    std::cerr << stageName << ": error: no kernels given and no kernels/ directory found\n";
+    return 1;
+  }
+  std::vector<LaunchOverride> overrides;
+  try {
+    overrides = overridesFrom(opts);
+  } catch (const std::exception& e) {
+    std::cerr << stageName << ": error: " << e.what() << "\n";
+    return 1;
+  }
+  int failures = 0;
+  for (const auto& path : paths) {
+    auto k = compileKernelFile(path, overrides, std::cerr);
+    if (!k) {
+      ++failures;
+      continue;
+    }
+    if (!opts.quiet) std::cout << "== " << path << "\n   " << describeLaunch(*k) << "\n";
+    bool ok = false;
+    try {
+      ok = stage(*k, std::cout);
+    } catch (const RuntimeError& e) {
+      std::cerr << renderRuntimeError(*k, e);
+    } catch (const IRError& e) {
+      std::cerr << renderDiagnostic(k->parsed->file.get(), Severity::Error, e.loc,
+                                    std::string("internal compiler error: ") + e.what());
+    } catch (const std::exception& e) {
+      std::cerr << path << ": error: " << e.what() << "\n";
+    }
+    if (!ok) ++failures;
+  }
+  if (paths.size() > 1)
+    std::cout << stageName << ": " << (paths.size() - failures) << " of " << paths.size() << " kernels OK\n";
+  return failures ? 1 : 0;
+}
+
+}  // namespace tl

@@ -1,0 +1,87 @@
+// What every stage executable shares: the command line, finding kernels, the front end run,
+// the launch, located error reporting, output summaries and .npy output.
+//
+// A stage's main() fills a StageOptions with addStageOptions(), then calls runStage() with a
+// function that does the stage's own work on one compiled kernel:
+//
+//   tl-scalar kernels/softmax.tl --set N=4096 --out-dir out/
+//     -> for each kernel: parse, evaluate @launch with the overrides, compile to block IR
+//        (errors: file:line:col with a caret, exit 1), then the stage callback.
+//
+// With no kernel paths, runStage() runs every kernels/*.tl (the stage's "demo" mode).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/Frontend.h"
+#include "ir/IR.h"
+#include "runtime/Memory.h"
+
+namespace CLI {
+class App;
+}
+
+namespace tl {
+
+struct StageOptions {
+  std::vector<std::string> kernels;    // .tl paths; empty: every kernel in kernels/
+  std::vector<std::string> sets;       // --set NAME=EXPR
+  std::vector<std::string> inputs;     // --input PARAM=FILE.npy (sugar for --set PARAM=file("FILE"))
+  std::string grid;                    // --grid EXPR (sugar for --set grid=EXPR)
+  int numWarps = 0;                    // --num-warps N (0: the launch's)
+  std::string outDir;                  // --out-dir DIR: write every output as DIR/<kernel>.<param>.npy
+  bool printIR = false;                // --print-ir
+  bool quiet = false;                  // --quiet: only PASS/FAIL and errors
+};
+
+// Registers the options every stage has.
+void addStageOptions(CLI::App& app, StageOptions& opts);
+
+// One kernel after the front end: what a stage callback works on.
+struct CompiledKernel {
+  std::string path;
+  std::unique_ptr<ParsedKernel> parsed;
+  LaunchConfig launch;
+  Specialization spec;
+  std::unique_ptr<Function> ir;  // block IR straight from the front end (no passes yet)
+  double compileMs = 0;          // parse + launch + IR generation
+};
+
+// The overrides a StageOptions asks for, in the order they apply.
+std::vector<LaunchOverride> overridesFrom(const StageOptions& opts);
+
+// Parses, evaluates the launch and compiles one kernel file. On errors prints them (located,
+// with the source line and a caret) to `err` and returns nullptr.
+std::unique_ptr<CompiledKernel> compileKernelFile(const std::string& path,
+                                                  const std::vector<LaunchOverride>& overrides,
+                                                  std::ostream& err);
+
+// Every kernels/*.tl, sorted (looks in ./kernels, then the source tree's kernels/).
+std::vector<std::string> defaultKernelPaths();
+
+// Runs `stage` on each kernel of `opts` (or every default kernel). Returns the process exit
+// code: 0 when every kernel compiled, ran and passed; 1 otherwise. RuntimeErrors thrown by the
+// stage are rendered at their source line.
+using StageFn = std::function<bool(CompiledKernel&, std::ostream& out)>;
+int runStage(const std::string& stageName, const StageOptions& opts, const StageFn& stage);
+
+// "softmax_kernel  grid=(256,1,1)  num_warps=4  M=256 N=781 ..."
+std::string describeLaunch(const CompiledKernel& k);
+// One line per output buffer: name, shape, dtype, min/max/mean and a checksum.
+void printOutputSummary(const Memory& memory, std::ostream& out);
+// Writes every output buffer as DIR/<kernel>.<param>.npy (creating DIR).
+void writeOutputs(const CompiledKernel& k, const Memory& memory, const std::string& dir, std::ostream& out);
+// Compares every output of `got` with `reference`, one PASS/FAIL line each; true when all pass.
+bool compareOutputs(const Memory& reference, const Memory& got, const std::string& against,
+                    std::ostream& out);
+// Renders a RuntimeError at its location in the kernel's source.
+std::string renderRuntimeError(const CompiledKernel& k, const RuntimeError& e);
+
+double msSince(const std::chrono::steady_clock::time_point& start);
+
+}  // namespace tl

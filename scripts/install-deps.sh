@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what tilelab needs to build and test on Debian 12, from Debian's packages only.
+# Safe to run again: packages already present are skipped, and apt is not touched at all when
+# nothing is missing. Needs root (or sudo) only when something must be installed.
+set -euo pipefail
+
+PACKAGES=(
+  g++ cmake ninja-build pkg-config   # the build
+  libgtest-dev libgmock-dev          # GoogleTest
+  libbenchmark-dev                   # Google Benchmark
+  libcli11-dev                       # command-line parsing
+  nlohmann-json3-dev                 # JSON
+  python3                            # scripts
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
