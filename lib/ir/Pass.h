@@ -38,8 +38,8 @@ class PassManager {
   void setKeepSnapshots(bool keep) { keepSnapshots_ = keep; }
   const std::vector<PassSnapshot>& snapshots() const { return snapshots_; }
 
-  // Runs every pass in order, verifying after each. Throws IRError naming the pass whose
-  // output failed verification.
+  // Runs every pass in order, once, verifying after each. Throws IRError naming the pass whose
+  // output failed verification (or that threw). Snapshots: "input" first, then one per pass.
   void run(Function& fn);
 
  private:
@@ -49,11 +49,15 @@ class PassManager {
   std::vector<PassSnapshot> snapshots_;
 };
 
-// --- the block-IR passes (ir/passes/*.cpp) --------------------------------------------------
-bool canonicalize(Function& fn);   // local simplifications: x+0, x*1, splat(c) -> constant, ...
-bool foldConstants(Function& fn);  // evaluate ops whose operands are all constants
+// --- the block-IR passes (lib/ir/{Canonicalize,FoldConstants,CSE,DCE}.cpp; docs/passes.md) ---
+// Each expects verified IR, returns true when it changed the function and leaves it verified.
+bool canonicalize(Function& fn);   // exact local simplifications (x+0, x*1, neg(neg x), ...) and
+                                   // constants moved to the right of commutative ops
+bool foldConstants(Function& fn);  // evaluate ops whose operands are all constants (splat(c),
+                                   // c1+c2, ...) exactly as the interpreters would
 bool cse(Function& fn);            // merge identical side-effect-free ops (scoped to regions)
 bool dce(Function& fn);            // remove ops whose results are unused and have no effects
+                                   // (unused loads too), and dead loop-carried values
 
 // The standard block-IR pipeline: canonicalize, fold-constants, cse, dce.
 PassManager blockPipeline();
