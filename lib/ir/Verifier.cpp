@@ -98,9 +98,10 @@ std::optional<std::string> verifyOp(const Op& op) {
     }
     case OpKind::Arange: {
       if (!(c.operands(0, 0) && c.results(1))) break;
-      int64_t s = op.hasAttr("start") ? op.intAttr("start") : 0, e = op.hasAttr("end") ? op.intAttr("end") : -1;
-      if (!op.hasAttr("start") || !op.hasAttr("end")) c.fail("needs attributes 'start' and 'end'");
-      else if (!isPowerOfTwo(e - s)) c.fail("end - start must be a power of two");
+      // The values are i32, so start and end must fit in i32 (this also keeps end - start exact).
+      if (!(c.intAttrIn("start", INT32_MIN, INT32_MAX) && c.intAttrIn("end", INT32_MIN, INT32_MAX))) break;
+      int64_t s = op.intAttr("start"), e = op.intAttr("end");
+      if (!isPowerOfTwo(e - s)) c.fail("end - start must be a power of two");
       else c.sameType(res(), Type::tile(DType::I32, {e - s}), "result");
       break;
     }
