@@ -5,8 +5,10 @@
 namespace tl {
 
 static const OpInfo kOpInfos[] = {
-#define BLOCK_OP(Kind, Mnemonic, Category) {Mnemonic, OpCategory::Category, IRLevel::Block},
+#define BLOCK_OP(Kind, Mnemonic, Category, Levels) {Mnemonic, OpCategory::Category, OpLevels::Levels},
 #include "ir/BlockOps.def"
+#define THREAD_OP(Kind, Mnemonic, Category) {Mnemonic, OpCategory::Category, OpLevels::Thread},
+#include "ir/ThreadOps.def"
 };
 static_assert(sizeof(kOpInfos) / sizeof(kOpInfos[0]) == static_cast<size_t>(OpKind::NumKinds));
 
@@ -75,6 +77,35 @@ const std::string& Op::strAttr(std::string_view name) const {
   return std::get<std::string>(*a);
 }
 
+const std::vector<int64_t>& Op::intsAttr(std::string_view name) const {
+  const Attr* a = attr(name);
+  if (!a || !std::holds_alternative<std::vector<int64_t>>(*a))
+    throw IRError(loc, std::string(mnemonic(kind)) + ": missing integer-list attribute '" +
+                           std::string(name) + "'");
+  return std::get<std::vector<int64_t>>(*a);
+}
+
+bool hasSideEffects(const Op& op) {
+  switch (op.kind) {
+    case OpKind::Store:
+    case OpKind::StGlobal:
+    case OpKind::StShared:
+    case OpKind::Barrier:
+    case OpKind::Yield:
+    case OpKind::Return:
+      return true;
+    case OpKind::For:
+    case OpKind::If: {
+      bool found = false;
+      for (const auto& r : op.regions)
+        for (const auto& inner : r->ops) found = found || (inner->kind != OpKind::Yield && hasSideEffects(*inner));
+      return found;
+    }
+    default:
+      return false;
+  }
+}
+
 void Op::setAttr(std::string name, Attr value) {
   for (auto& a : attrs)
     if (a.name == name) {
@@ -124,6 +155,9 @@ static void cloneRegion(const Region& src, Region& dst, std::unordered_map<const
 
 std::unique_ptr<Function> cloneFunction(const Function& fn) {
   auto out = std::make_unique<Function>();
+  out->level = fn.level;
+  out->numWarps = fn.numWarps;
+  out->sharedBytes = fn.sharedBytes;
   out->name = fn.name;
   out->loc = fn.loc;
   out->source = fn.source;

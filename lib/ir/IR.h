@@ -32,8 +32,10 @@ namespace tl {
 // ---------------------------------------------------------------------------------------------
 // Op kinds: one enum over every level's master list.
 enum class OpKind : uint16_t {
-#define BLOCK_OP(Kind, Mnemonic, Category) Kind,
+#define BLOCK_OP(Kind, Mnemonic, Category, Levels) Kind,
 #include "ir/BlockOps.def"
+#define THREAD_OP(Kind, Mnemonic, Category) Kind,
+#include "ir/ThreadOps.def"
   NumKinds
 };
 
@@ -45,6 +47,8 @@ enum class OpCategory {
   Reduction,    // reduce, argmax, dot
   Control,      // ops with regions: for, if
   Terminator,   // yield, return
+  Warp,         // communication between the lanes of a warp: shuffles
+  Sync,         // barriers
 };
 
 enum class IRLevel {
@@ -52,10 +56,20 @@ enum class IRLevel {
   Thread,  // ops are what one thread runs (the thread-mapped IR issue)
 };
 
+// Which levels an op kind may appear in.
+enum class OpLevels {
+  Block,   // block IR only
+  Thread,  // thread IR only
+  Both,    // both (constants, elementwise math, control flow)
+};
+
 struct OpInfo {
   const char* mnemonic;
   OpCategory category;
-  IRLevel level;
+  OpLevels levels;
+  bool allowedIn(IRLevel level) const {
+    return levels == OpLevels::Both || (level == IRLevel::Block) == (levels == OpLevels::Block);
+  }
 };
 
 const OpInfo& opInfo(OpKind kind);
@@ -63,8 +77,9 @@ inline const char* mnemonic(OpKind kind) { return opInfo(kind).mnemonic; }
 std::optional<OpKind> opKindFromMnemonic(std::string_view mnemonic);
 
 // ---------------------------------------------------------------------------------------------
-// Attributes: small named constants on an op (axis = 0, pred = "lt", value = -inf).
-using Attr = std::variant<int64_t, double, std::string>;
+// Attributes: small named constants on an op (axis = 0, pred = "lt", value = -inf,
+// indices = [3, 0, 1, 2]).
+using Attr = std::variant<int64_t, double, std::string, std::vector<int64_t>>;
 
 struct NamedAttr {
   std::string name;
@@ -128,8 +143,13 @@ class Op {
   int64_t intAttr(std::string_view name) const;      // throws IRError when absent/wrong kind
   double floatAttr(std::string_view name) const;     // accepts an int attr too
   const std::string& strAttr(std::string_view name) const;
+  const std::vector<int64_t>& intsAttr(std::string_view name) const;
   void setAttr(std::string name, Attr value);
 };
+
+// True for ops that must stay even when their results are unused: stores, barriers,
+// terminators, and for/if whose regions contain any of those.
+bool hasSideEffects(const Op& op);
 
 // A kernel parameter as the user declared it.
 struct Param {
@@ -145,6 +165,9 @@ struct Param {
 // A kernel specialized for one set of argument dtypes and constexpr values.
 class Function {
  public:
+  IRLevel level = IRLevel::Block;  // which master op list its ops come from
+  int numWarps = 0;                // thread IR: warps per block (block IR with layouts: the layouts' warps)
+  int64_t sharedBytes = 0;         // thread IR: shared memory per block, in bytes
   std::string name;
   Loc loc;
   std::shared_ptr<const SourceFile> source;  // for diagnostics; may be null (parsed IR text)

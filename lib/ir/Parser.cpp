@@ -43,6 +43,8 @@ enum class Tok {
   Colon,      // :
   Minus,      // - (not followed by a digit: only in -inf)
   Less,       // < (only starts a tile type)
+  LBracket,   // [ (an integer-list attribute)
+  RBracket,   // ]
 };
 
 struct Token {
@@ -77,6 +79,8 @@ const char* tokName(Tok k) {
     case Tok::Colon: return "':'";
     case Tok::Minus: return "'-'";
     case Tok::Less: return "'<'";
+    case Tok::LBracket: return "'['";
+    case Tok::RBracket: return "']'";
   }
   return "?";
 }
@@ -119,6 +123,8 @@ class Lexer {
       case '=': return single(Tok::Equal);
       case ':': return single(Tok::Colon);
       case '<': return single(Tok::Less);
+      case '[': return single(Tok::LBracket);
+      case ']': return single(Tok::RBracket);
       case '"': return lexString(t);
       default: break;
     }
@@ -289,6 +295,7 @@ class Parser {
   // Every name defined so far in the function (names are unique per function).
   std::unordered_set<std::string> defined_;
   int depth_ = 0;
+  IRLevel level_ = IRLevel::Block;  // the function's level: which ops it may contain
 
   // --- token helpers ------------------------------------------------------------------------
 
@@ -396,10 +403,20 @@ class Parser {
     return v;
   }
 
-  // attr-value := INT | FLOAT | STRING | 'inf' | '-' 'inf' | 'nan'
+  // attr-value := INT | FLOAT | STRING | 'inf' | '-' 'inf' | 'nan' | '[' (INT (',' INT)*)? ']'
   Attr parseAttrValue() {
     Loc at = tok_.loc;
     if (tok_.kind == Tok::Int) return parseInt();
+    if (accept(Tok::LBracket)) {
+      std::vector<int64_t> list;
+      if (accept(Tok::RBracket)) return list;
+      do {
+        if (tok_.kind != Tok::Int) fail(tok_.loc, "expected an integer in the list, got " + describe(tok_));
+        list.push_back(parseInt());
+      } while (accept(Tok::Comma));
+      expect(Tok::RBracket, "',' or ']' in the integer list");
+      return list;
+    }
     if (tok_.kind == Tok::String) {
       std::string s = tok_.value;
       advance();
@@ -493,14 +510,21 @@ class Parser {
 
   // --- function -----------------------------------------------------------------------------
 
-  // func := 'func' FUNCNAME '(' (param (',' param)*)? ')' constexprs? loc? region
+  // func := ('func' | 'thread_func') FUNCNAME '(' (param (',' param)*)? ')' constexprs?
+  //         ('num_warps' '(' INT ')')? ('shared_bytes' '(' INT ')')? loc? region
   // param := VALUE ':' type
   // constexprs := 'constexprs' '(' IDENT '=' INT (',' IDENT '=' INT)* ')'
   std::unique_ptr<Function> parseFunc() {
     auto fn = std::make_unique<Function>();
     Loc start = tok_.loc;
     funcLoc_ = start;
-    expect(Tok::Ident, "'func'", "func");
+    if (isIdent("thread_func")) {
+      fn->level = IRLevel::Thread;
+      advance();
+    } else {
+      expect(Tok::Ident, "'func' or 'thread_func'", "func");
+    }
+    level_ = fn->level;
     Token name = expect(Tok::FuncName, "a function name like '@kernel'");
     fn->name = name.kind == Tok::FuncName && !name.value.empty() ? name.value : std::string();
     if (fn->name.empty()) fail(name.loc, "empty function name");
@@ -532,6 +556,23 @@ class Parser {
         fn->constexprs.emplace_back(std::string(n.text), parseInt());
       } while (accept(Tok::Comma));
       expect(Tok::RParen, "',' or ')' in the constexpr list");
+    }
+    if (isIdent("num_warps")) {
+      advance();
+      expect(Tok::LParen);
+      Loc at = tok_.loc;
+      int64_t w = parseInt();
+      if (w < 1 || w > 32 || !isPowerOfTwo(w)) fail(at, "num_warps must be a power of two in 1..32");
+      fn->numWarps = static_cast<int>(w);
+      expect(Tok::RParen);
+    }
+    if (fn->level == IRLevel::Thread && isIdent("shared_bytes")) {
+      advance();
+      expect(Tok::LParen);
+      Loc at = tok_.loc;
+      fn->sharedBytes = parseInt();
+      if (fn->sharedBytes < 0 || fn->sharedBytes > (int64_t(1) << 30)) fail(at, "shared_bytes out of range");
+      expect(Tok::RParen);
     }
     fn->loc = parseOptionalLoc();
 
@@ -591,6 +632,9 @@ class Parser {
     Token mn = expect(Tok::Ident, "an op name");
     auto kind = opKindFromMnemonic(mn.text);
     if (!kind) fail(mn.loc, "unknown op '" + std::string(mn.text) + "'");
+    if (!opInfo(*kind).allowedIn(level_))
+      fail(mn.loc, "op '" + std::string(mn.text) + "' is not allowed in " +
+                       (level_ == IRLevel::Thread ? "thread" : "block") + " IR");
 
     auto owned = std::make_unique<Op>(*kind, Loc{});
     Op& op = *owned;

@@ -70,25 +70,6 @@ size_t DeferredEdits::compact(Region& region) {
   return n;
 }
 
-static bool containsStore(const Op& op) {
-  bool found = false;
-  for (const auto& r : op.regions)
-    walk(*r, [&](Op& inner) { found = found || inner.kind == OpKind::Store; });
-  return found;
-}
-
-bool isRemovableWhenUnused(const Op& op) {
-  switch (op.kind) {
-    case OpKind::Store:
-    case OpKind::Return:
-    case OpKind::Yield:
-      return false;
-    case OpKind::For:
-    case OpKind::If:
-      return !containsStore(op);
-    default:
-      return true;
-  }
-}
+bool isRemovableWhenUnused(const Op& op) { return !hasSideEffects(op); }
 
 }  // namespace tl

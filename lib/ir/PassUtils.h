@@ -62,8 +62,8 @@ class DeferredEdits {
   std::unordered_set<const Op*> dead_;
 };
 
-// True for ops that may be removed when their results are unused: everything except store,
-// return, yield, and a for/if whose regions contain a store (at any depth).
+// True for ops that may be removed when their results are unused: those without side effects
+// (see hasSideEffects in ir/IR.h: stores, barriers, terminators, and for/if containing them).
 bool isRemovableWhenUnused(const Op& op);
 
 }  // namespace tl

@@ -54,7 +54,8 @@ class Printer {
     }
     nameRegionOps(fn.body);
 
-    out_ += "func @" + funcName(fn.name) + "(";
+    out_ += fn.level == IRLevel::Thread ? "thread_func @" : "func @";
+    out_ += funcName(fn.name) + "(";
     for (size_t i = 0; i < fn.body.args.size(); ++i) {
       if (i) out_ += ", ";
       out_ += name(fn.body.arg(i)) + ": " + fn.body.arg(i)->type.str();
@@ -68,6 +69,8 @@ class Printer {
       }
       out_ += ")";
     }
+    if (fn.numWarps > 0) out_ += " num_warps(" + std::to_string(fn.numWarps) + ")";
+    if (fn.level == IRLevel::Thread) out_ += " shared_bytes(" + std::to_string(fn.sharedBytes) + ")";
     printLoc(fn.loc);
     out_ += " {\n";
     printRegionOps(fn.body, 1);
@@ -281,6 +284,11 @@ std::string quoteString(const std::string& s) {
 std::string attrString(const Attr& a) {
   if (auto* i = std::get_if<int64_t>(&a)) return std::to_string(*i);
   if (auto* d = std::get_if<double>(&a)) return formatDouble(*d);
+  if (auto* list = std::get_if<std::vector<int64_t>>(&a)) {
+    std::string s = "[";
+    for (size_t i = 0; i < list->size(); ++i) s += (i ? ", " : "") + std::to_string((*list)[i]);
+    return s + "]";
+  }
   return quoteString(std::get<std::string>(a));
 }
 

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "ir/Layout.h"
+
 namespace tl {
 
 const char* dtypeName(DType d) {
@@ -47,11 +49,18 @@ int64_t Type::numel() const {
   return n;
 }
 
+bool Type::operator==(const Type& o) const {
+  if (dtype != o.dtype || isPtr != o.isPtr || shape != o.shape) return false;
+  if (!layout || !o.layout) return !layout && !o.layout;
+  return *layout == *o.layout;
+}
+
 std::string Type::str() const {
   std::string elem = isPtr ? std::string("ptr<") + dtypeName(dtype) + ">" : dtypeName(dtype);
   if (shape.empty()) return elem;
   std::string s = "<";
   for (int64_t d : shape) s += std::to_string(d) + "x";
+  if (layout) elem += ", " + layout->str();
   return s + elem + ">";
 }
 
@@ -98,9 +107,17 @@ std::optional<Type> parseType(std::string_view t, size_t* consumed) {
     }
     if (shape.empty()) return std::nullopt;
     auto elem = parseElem(t, pos);
-    if (!elem || pos >= t.size() || t[pos] != '>') return std::nullopt;
-    ++pos;
+    if (!elem) return std::nullopt;
     result = elem->withShape(std::move(shape));
+    if (pos + 1 < t.size() && t[pos] == ',' && t[pos + 1] == ' ') {  // `, #layout`
+      size_t used = 0;
+      auto layout = parseLayout(t.substr(pos + 2), &used);
+      if (!layout || layout->rank() != result->rank()) return std::nullopt;
+      result->layout = layout;
+      pos += 2 + used;
+    }
+    if (pos >= t.size() || t[pos] != '>') return std::nullopt;
+    ++pos;
   } else {
     result = parseElem(t, pos);
   }

@@ -7,11 +7,17 @@
 //   <1024xf32>          a 1-D tile (block) of 1024 f32
 //   <64x32xptr<f16>>    a 2-D tile of pointers to f16 (what `x_ptr + offsets` makes)
 //
-// Tile dimensions are static powers of two (checked by the verifier). The thread-mapped level
-// attaches a layout to tile types (see the layouts issue); the `layout` slot is reserved for it.
+// Tile dimensions are static powers of two (checked by the verifier). After layout assignment a
+// tile type also carries a layout (ir/Layout.h), printed after the element:
+//
+//   <1024xf32, #blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>>
+//
+// In thread IR (Function::level == Thread) a 1-D "tile" type <Nxf32> is the N registers one
+// thread holds, and carries no layout.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,29 +43,36 @@ bool isInt(DType d);  // I1, I32, I64
 
 using Shape = std::vector<int64_t>;
 
+class Layout;  // ir/Layout.h
+
 struct Type {
   DType dtype = DType::I32;  // element dtype (the pointee's dtype when isPtr)
   bool isPtr = false;        // elements are pointers to `dtype`
   Shape shape;               // empty: a scalar
+  std::shared_ptr<const Layout> layout;  // tiles after layout assignment; null otherwise
 
-  static Type scalar(DType d) { return Type{d, false, {}}; }
-  static Type ptr(DType d) { return Type{d, true, {}}; }
-  static Type tile(DType d, Shape s) { return Type{d, false, std::move(s)}; }
+  static Type scalar(DType d) { return Type{d, false, {}, nullptr}; }
+  static Type ptr(DType d) { return Type{d, true, {}, nullptr}; }
+  static Type tile(DType d, Shape s) { return Type{d, false, std::move(s), nullptr}; }
 
   bool isScalar() const { return shape.empty(); }
   bool isTile() const { return !shape.empty(); }
   int rank() const { return static_cast<int>(shape.size()); }
   int64_t numel() const;  // 1 for scalars
 
-  // Same element (dtype and pointer-ness) with another shape.
-  Type withShape(Shape s) const { return Type{dtype, isPtr, std::move(s)}; }
-  Type scalarType() const { return Type{dtype, isPtr, {}}; }
-  // Same shape with another element.
-  Type withDType(DType d) const { return Type{d, false, shape}; }
+  // Same element (dtype and pointer-ness) with another shape, and no layout.
+  Type withShape(Shape s) const { return Type{dtype, isPtr, std::move(s), nullptr}; }
+  Type scalarType() const { return Type{dtype, isPtr, {}, nullptr}; }
+  // Same shape and layout with another element.
+  Type withDType(DType d) const { return Type{d, false, shape, layout}; }
+  // Same type with another layout (nullptr: none).
+  Type withLayout(std::shared_ptr<const Layout> l) const { return Type{dtype, isPtr, shape, std::move(l)}; }
+  Type withoutLayout() const { return withLayout(nullptr); }
   // Bytes one element occupies in memory (8 for pointers).
   int elemBytes() const { return isPtr ? 8 : dtypeBytes(dtype); }
 
-  bool operator==(const Type&) const = default;
+  // Layouts compare by value.
+  bool operator==(const Type& o) const;
 
   std::string str() const;  // the printed form above
 };

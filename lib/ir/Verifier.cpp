@@ -2,6 +2,7 @@
 #include "ir/Verifier.h"
 
 #include "ir/Builder.h"
+#include "ir/Layout.h"
 
 #include <unordered_set>
 
@@ -41,6 +42,12 @@ struct Check {
     if (a.shape != b.shape) return fail(std::string(what) + " shapes differ: " + str(a) + " vs " + str(b));
     return true;
   }
+  // Both without layouts, or both with equal layouts.
+  bool sameLayout(const Type& a, const Type& b, const char* what) {
+    bool equal = (!a.layout && !b.layout) || (a.layout && b.layout && *a.layout == *b.layout);
+    if (!equal) return fail(std::string(what) + " layouts differ: " + str(a) + " vs " + str(b));
+    return true;
+  }
   bool isMask(const Type& t) {
     if (t.isPtr || t.dtype != DType::I1) return fail("mask must have dtype i1, got " + str(t));
     return true;
@@ -64,7 +71,121 @@ struct Check {
 bool validShape(const Type& t) {
   for (int64_t d : t.shape)
     if (!isPowerOfTwo(d)) return false;
+  if (t.layout && (t.isScalar() || t.layout->rank() != t.rank())) return false;
   return t.rank() <= 2;
+}
+
+// Thread IR: a register vector <Nx...> or a scalar.
+bool isRegs(const Type& t) { return t.rank() <= 1 && !t.layout; }
+
+// The rules of ThreadOps.def; `c` collects the first failure.
+void verifyThreadOp(const Op& op, Check& c) {
+  auto res = [&](size_t i = 0) -> const Type& { return op.result(i)->type; };
+  auto opd = [&](size_t i) -> const Type& { return op.operand(i)->type; };
+  auto vecAttr = [&](const Type& elem) {
+    if (!c.intAttrIn("vec", 1, 16)) return false;
+    int64_t v = op.intAttr("vec");
+    if (!isPowerOfTwo(v) || v * elem.elemBytes() > 16) return c.fail("vec = " + std::to_string(v) + " must be a power of two with vec x element bytes <= 16");
+    if (elem.numel() % v != 0) return c.fail("vec = " + std::to_string(v) + " must divide the register count " + std::to_string(elem.numel()));
+    return true;
+  };
+  for (const auto& r : op.results)
+    if (!isRegs(r->type)) { c.fail("thread values are scalars or register vectors, got " + str(r->type)); return; }
+  switch (op.kind) {
+    case OpKind::ThreadId: case OpKind::LaneId: case OpKind::WarpId:
+      c.operands(0, 0) && c.results(1) && c.sameType(res(), Type::scalar(DType::I32), "result");
+      break;
+    case OpKind::BlockId: case OpKind::NumBlocks:
+      c.operands(0, 0) && c.results(1) && c.sameType(res(), Type::scalar(DType::I32), "result") && c.intAttrIn("axis", 0, 2);
+      break;
+    case OpKind::RegIndex:
+      if (c.operands(0, 0) && c.results(1) && (res().rank() != 1 || res().dtype != DType::I32 || res().isPtr))
+        c.fail("result must be <Nxi32>, got " + str(res()));
+      break;
+    case OpKind::Extract:
+      if (!(c.operands(1, 1) && c.results(1))) break;
+      if (opd(0).rank() != 1) { c.fail("operand must be a register vector"); break; }
+      if (c.intAttrIn("index", 0, opd(0).shape[0] - 1)) c.sameType(res(), opd(0).scalarType(), "result");
+      break;
+    case OpKind::Pack:
+      if (!(c.operands(1, 1u << 16) && c.results(1))) break;
+      for (size_t i = 0; i < op.numOperands(); ++i)
+        if (!opd(i).isScalar() || !c.sameType(opd(i), opd(0), "operand")) { if (c.err.empty()) c.fail("operands must be scalars"); break; }
+      if (c.err.empty()) c.sameType(res(), opd(0).withShape({int64_t(op.numOperands())}), "result");
+      break;
+    case OpKind::Permute: {
+      if (!(c.operands(1, 1) && c.results(1))) break;
+      const Attr* a = op.attr("indices");
+      if (!a || !std::holds_alternative<std::vector<int64_t>>(*a)) { c.fail("missing integer-list attribute 'indices'"); break; }
+      const auto& idx = std::get<std::vector<int64_t>>(*a);
+      int64_t n = opd(0).numel();
+      for (int64_t i : idx)
+        if (i < 0 || i >= n) { c.fail("index " + std::to_string(i) + " out of range for " + str(opd(0))); break; }
+      if (c.err.empty()) c.sameType(res(), idx.size() == 1 ? opd(0).scalarType() : opd(0).withShape({int64_t(idx.size())}), "result");
+      break;
+    }
+    case OpKind::RegReduce: {
+      if (!(c.operands(1, 1) && c.results(1) && c.strAttrIn("kind", {"sum", "max", "min"}))) break;
+      int64_t n = opd(0).numel();
+      if (!c.intAttrIn("group", 1, n)) break;
+      int64_t g = op.intAttr("group");
+      if (n % g) { c.fail("group must divide the register count"); break; }
+      if (opd(0).isPtr || opd(0).dtype == DType::I1) { c.fail("needs int or float registers"); break; }
+      c.sameType(res(), n == g ? opd(0).scalarType() : opd(0).withShape({n / g}), "result");
+      break;
+    }
+    case OpKind::Fma:
+      if (c.operands(3, 3) && c.results(1) && c.sameType(opd(0), opd(1), "operand") && c.sameType(opd(0), opd(2), "operand") &&
+          c.sameType(opd(0), res(), "operand/result"))
+        if (res().isPtr || !isFloat(res().dtype)) c.fail("needs float operands");
+      break;
+    case OpKind::ShflXor:
+      if (c.operands(1, 1) && c.results(1) && c.sameType(opd(0), res(), "operand/result")) c.intAttrIn("offset", 1, 31);
+      break;
+    case OpKind::ShflIdx:
+      if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), res(), "operand/result"))
+        c.sameType(opd(1), Type::scalar(DType::I32), "source lane");
+      break;
+    case OpKind::LdGlobal: {
+      if (!(c.operands(1, 3) && c.results(1))) break;
+      if (!opd(0).isPtr) { c.fail("operand must be pointers, got " + str(opd(0))); break; }
+      Type elem = opd(0);
+      elem.isPtr = false;
+      if (!c.sameType(res(), elem, "result") || !vecAttr(res())) break;
+      if (op.numOperands() >= 2 && c.isMask(opd(1))) c.sameShape(opd(1), res(), "mask/result");
+      if (op.numOperands() == 3) c.sameType(opd(2), res(), "other/result");
+      break;
+    }
+    case OpKind::StGlobal: {
+      if (!(c.operands(2, 3) && c.results(0))) break;
+      if (!opd(0).isPtr) { c.fail("operand must be pointers, got " + str(opd(0))); break; }
+      Type elem = opd(0);
+      elem.isPtr = false;
+      if (!c.sameType(opd(1), elem, "value/pointee") || !vecAttr(opd(1))) break;
+      if (op.numOperands() == 3 && c.isMask(opd(2))) c.sameShape(opd(2), opd(1), "mask/value");
+      break;
+    }
+    case OpKind::LdShared:
+      if (!(c.operands(1, 2) && c.results(1))) break;
+      if (opd(0).isPtr || opd(0).dtype != DType::I32) { c.fail("addresses must be i32 byte offsets, got " + str(opd(0))); break; }
+      if (!c.sameShape(opd(0), res(), "address/result") || !vecAttr(res())) break;
+      if (res().isPtr) { c.fail("shared memory holds no pointers"); break; }
+      if (op.numOperands() == 2 && c.isMask(opd(1))) c.sameShape(opd(1), res(), "mask/result");
+      break;
+    case OpKind::StShared:
+      if (!(c.operands(2, 3) && c.results(0))) break;
+      if (opd(0).isPtr || opd(0).dtype != DType::I32) { c.fail("addresses must be i32 byte offsets, got " + str(opd(0))); break; }
+      if (!c.sameShape(opd(0), opd(1), "address/value") || !vecAttr(opd(1))) break;
+      if (opd(1).isPtr) { c.fail("shared memory holds no pointers"); break; }
+      if (op.numOperands() == 3 && c.isMask(opd(2))) c.sameShape(opd(2), opd(1), "mask/value");
+      break;
+    case OpKind::Barrier:
+      c.operands(0, 0) && c.results(0);
+      break;
+    default:
+      c.fail("not a thread op");
+      break;
+  }
 }
 
 bool isArith(const Type& t) { return !t.isPtr && t.dtype != DType::I1; }
@@ -102,7 +223,7 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (!(c.intAttrIn("start", INT32_MIN, INT32_MAX) && c.intAttrIn("end", INT32_MIN, INT32_MAX))) break;
       int64_t s = op.intAttr("start"), e = op.intAttr("end");
       if (!isPowerOfTwo(e - s)) c.fail("end - start must be a power of two");
-      else c.sameType(res(), Type::tile(DType::I32, {e - s}), "result");
+      else c.sameType(res().withoutLayout(), Type::tile(DType::I32, {e - s}), "result");
       break;
     }
     case OpKind::Splat:
@@ -111,11 +232,16 @@ std::optional<std::string> verifyOp(const Op& op) {
       else if (!res().isTile()) c.fail("result must be a tile");
       else c.sameType(res().scalarType(), opd(0), "element");
       break;
+    case OpKind::ConvertLayout:
+      if (!(c.operands(1, 1) && c.results(1))) break;
+      if (!opd(0).layout || !res().layout) c.fail("operand and result need layouts");
+      else c.sameType(res().withoutLayout(), opd(0).withoutLayout(), "operand/result");
+      break;
     case OpKind::Broadcast: {
       if (!(c.operands(1, 1) && c.results(1))) break;
       const Type &a = opd(0), &r = res();
       if (!a.isTile() || a.rank() != r.rank()) { c.fail("operand and result must be tiles of equal rank"); break; }
-      if (!c.sameType(a.scalarType(), r.scalarType(), "element")) break;
+      if (!c.sameType(a.scalarType(), r.scalarType(), "element") || !c.sameLayout(a, r, "operand/result")) break;
       for (int i = 0; i < a.rank(); ++i)
         if (a.shape[i] != r.shape[i] && a.shape[i] != 1) { c.fail("cannot broadcast " + str(a) + " to " + str(r)); break; }
       break;
@@ -124,11 +250,19 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (!(c.operands(1, 1) && c.results(1) && c.intAttrIn("axis", 0, opd(0).rank()))) break;
       Shape s = opd(0).shape;
       s.insert(s.begin() + op.intAttr("axis"), 1);
-      c.sameType(res(), opd(0).withShape(s), "result");
+      if (!c.sameType(res().withoutLayout(), opd(0).withShape(s), "result")) break;
+      // With layouts: the operand is a slice of the result's layout along `axis`.
+      if (opd(0).layout || res().layout) {
+        const auto &in = opd(0).layout, &out = res().layout;
+        if (!in || !out || in->kind() != Layout::Kind::Slice || in->sliceDim() != op.intAttr("axis") ||
+            !(*in->parent() == *out))
+          c.fail("operand layout must be #slice<dim=axis> of the result's layout: " + str(opd(0)) + " vs " + str(res()));
+      }
       break;
     }
     case OpKind::Convert:
-      if (c.operands(1, 1) && c.results(1) && c.sameShape(opd(0), res(), "operand/result"))
+      if (c.operands(1, 1) && c.results(1) && c.sameShape(opd(0), res(), "operand/result") &&
+          c.sameLayout(opd(0), res(), "operand/result"))
         if (opd(0).isPtr || res().isPtr) c.fail("cannot convert pointers");
       break;
     case OpKind::Neg: case OpKind::Abs:
@@ -162,6 +296,7 @@ std::optional<std::string> verifyOp(const Op& op) {
       break;
     case OpKind::Select:
       if (c.operands(3, 3) && c.results(1) && c.isMask(opd(0)) && c.sameShape(opd(0), opd(1), "condition/value") &&
+          c.sameLayout(opd(0), opd(1), "condition/value") &&
           c.sameType(opd(1), opd(2), "value"))
         c.sameType(opd(1), res(), "value/result");
       break;
@@ -170,7 +305,7 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (!opd(0).isPtr) c.fail("first operand must be a pointer, got " + str(opd(0)));
       else if (opd(1).isPtr || (opd(1).dtype != DType::I32 && opd(1).dtype != DType::I64))
         c.fail("offset must be i32 or i64, got " + str(opd(1)));
-      else if (c.sameShape(opd(0), opd(1), "pointer/offset"))
+      else if (c.sameShape(opd(0), opd(1), "pointer/offset") && c.sameLayout(opd(0), opd(1), "pointer/offset"))
         c.sameType(res(), opd(0), "result");
       break;
     case OpKind::Load: {
@@ -179,7 +314,8 @@ std::optional<std::string> verifyOp(const Op& op) {
       Type elem = opd(0);
       elem.isPtr = false;
       if (!c.sameType(res(), elem, "result")) break;
-      if (op.numOperands() >= 2 && c.isMask(opd(1))) c.sameShape(opd(1), res(), "mask/result");
+      if (op.numOperands() >= 2 && c.isMask(opd(1)) && c.sameShape(opd(1), res(), "mask/result"))
+        c.sameLayout(opd(1), res(), "mask/result");
       if (op.numOperands() == 3) c.sameType(opd(2), res(), "other/result");
       break;
     }
@@ -189,7 +325,8 @@ std::optional<std::string> verifyOp(const Op& op) {
       Type elem = opd(0);
       elem.isPtr = false;
       if (!c.sameType(opd(1), elem, "value/pointee")) break;
-      if (op.numOperands() == 3 && c.isMask(opd(2))) c.sameShape(opd(2), opd(1), "mask/value");
+      if (op.numOperands() == 3 && c.isMask(opd(2)) && c.sameShape(opd(2), opd(1), "mask/value"))
+        c.sameLayout(opd(2), opd(1), "mask/value");
       break;
     }
     case OpKind::Reduce:
@@ -199,10 +336,17 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (!c.intAttrIn("axis", 0, opd(0).rank() - 1)) break;
       int axis = static_cast<int>(op.intAttr("axis"));
       if (op.kind == OpKind::Reduce) {
-        if (c.strAttrIn("kind", {"sum", "max", "min"}))
-          c.sameType(res(), opd(0).withShape(reducedShape(opd(0).shape, axis)), "result");
-      } else {
-        c.sameType(res(), Type::tile(DType::I32, reducedShape(opd(0).shape, axis)), "result");
+        if (!c.strAttrIn("kind", {"sum", "max", "min"}) ||
+            !c.sameType(res().withoutLayout(), opd(0).withShape(reducedShape(opd(0).shape, axis)), "result"))
+          break;
+      } else if (!c.sameType(res().withoutLayout(), Type::tile(DType::I32, reducedShape(opd(0).shape, axis)), "result")) {
+        break;
+      }
+      // With layouts: a tile result has the operand's layout sliced along `axis`.
+      if (res().isTile() && (opd(0).layout || res().layout)) {
+        const auto &in = opd(0).layout, &out = res().layout;
+        if (!in || !out || out->kind() != Layout::Kind::Slice || out->sliceDim() != axis || !(*out->parent() == *in))
+          c.fail("result layout must be #slice<dim=axis> of the operand's layout: " + str(opd(0)) + " vs " + str(res()));
       }
       break;
     }
@@ -212,7 +356,7 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (a.rank() != 2 || b.rank() != 2 || acc.rank() != 2) { c.fail("operands must be 2-D tiles"); break; }
       if (a.isPtr || b.isPtr || !isFloat(a.dtype) || a.dtype != b.dtype) { c.fail("a and b must be float tiles of one dtype, got " + str(a) + " and " + str(b)); break; }
       if (a.shape[1] != b.shape[0]) { c.fail("inner dimensions differ: " + str(a) + " @ " + str(b)); break; }
-      if (c.sameType(acc, Type::tile(DType::F32, {a.shape[0], b.shape[1]}), "accumulator"))
+      if (c.sameType(acc.withoutLayout(), Type::tile(DType::F32, {a.shape[0], b.shape[1]}), "accumulator"))
         c.sameType(res(), acc, "result");
       break;
     }
@@ -250,6 +394,9 @@ std::optional<std::string> verifyOp(const Op& op) {
     case OpKind::NumKinds:
       c.fail("invalid op kind");
       break;
+    default:
+      verifyThreadOp(op, c);
+      break;
   }
   if (c.err.empty()) return std::nullopt;
   return c.err;
@@ -259,11 +406,27 @@ namespace {
 
 struct FunctionVerifier {
   const Function& fn;
-  std::string out;
-  std::vector<std::unordered_set<const Value*>> scopes;
+  std::string out{};
+  std::vector<std::unordered_set<const Value*>> scopes{};
 
   void error(Loc loc, const std::string& msg) {
     out += renderDiagnostic(fn.source.get(), Severity::Error, loc, "IR verifier: " + msg);
+  }
+
+  // Block IR: either no tile has a layout, or (after layout assignment) every tile has one, for
+  // the function's num_warps.
+  int tilesWithLayout = 0, tilesWithout = 0;
+  bool mixReported = false;
+  void checkLayout(const Op& op, const Type& t) {
+    if (fn.level != IRLevel::Block || !t.isTile()) return;
+    (t.layout ? tilesWithLayout : tilesWithout)++;
+    if (t.layout && fn.numWarps > 0 && t.layout->numWarps() != fn.numWarps)
+      error(op.loc, std::string(mnemonic(op.kind)) + ": layout " + t.layout->str() + " is for " +
+                        std::to_string(t.layout->numWarps()) + " warps, the function has " + std::to_string(fn.numWarps));
+    if (tilesWithLayout && tilesWithout && !mixReported) {
+      error(op.loc, std::string(mnemonic(op.kind)) + ": some tiles have layouts and some do not");
+      mixReported = true;
+    }
   }
 
   bool visible(const Value* v) const {
@@ -288,7 +451,11 @@ struct FunctionVerifier {
       for (Value* v : op.operands)
         if (v && !visible(v))
           error(op.loc, std::string(mnemonic(op.kind)) + ": operand used before it is defined (or out of scope)");
+      if (!op.info().allowedIn(fn.level))
+        error(op.loc, std::string(mnemonic(op.kind)) + " is not allowed in " +
+                          (fn.level == IRLevel::Thread ? "thread" : "block") + " IR");
       if (auto e = verifyOp(op)) error(op.loc, *e);
+      for (const auto& res : op.results) checkLayout(op, res->type);
       if (op.kind == OpKind::Yield && yieldTypes) {
         if (op.numOperands() != yieldTypes->size()) {
           error(op.loc, "yield: expected " + std::to_string(yieldTypes->size()) + " values, got " +
@@ -316,7 +483,7 @@ struct FunctionVerifier {
 }  // namespace
 
 std::string verifyFunction(const Function& fn) {
-  FunctionVerifier v{fn, {}, {}};
+  FunctionVerifier v{fn};
   if (fn.params.size() != fn.body.args.size())
     v.error(fn.loc, "function has " + std::to_string(fn.params.size()) + " params but " +
                         std::to_string(fn.body.args.size()) + " body arguments");

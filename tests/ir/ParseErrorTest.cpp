@@ -19,7 +19,7 @@ const std::string kHead = "func @f(%p: ptr<f32>, %n: i32, %c: i1) {\n";
 
 std::vector<ErrorCase> errorCases() {
   return {
-      {"EmptyInput", "", 1, 1, "expected 'func', got end of input"},
+      {"EmptyInput", "", 1, 1, "expected 'func' or 'thread_func', got end of input"},
       {"UnknownOp", kHead + "  %x = frob %n : i32\n  return\n}\n", 2, 8, "unknown op 'frob'"},
       {"UndefinedValue", kHead + "  %x = add %n, %y : i32\n  return\n}\n", 2, 16, "use of undefined value '%y'"},
       {"UseBeforeDefinition",

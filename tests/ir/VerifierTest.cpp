@@ -36,7 +36,7 @@ struct Ctx {
     t2 = b.splat(f, {4, 8});
     tp = b.splat(p, {8});
   }
-  Type T(DType d, Shape s = {}) { return Type{d, false, std::move(s)}; }
+  Type T(DType d, Shape s = {}) { return Type::tile(d, std::move(s)); }
 };
 
 struct RuleCase {

@@ -1,0 +1,92 @@
+// Layouts: how a tile's elements are spread over the threads and warps of a program.
+//
+// A *blocked* layout (Triton's BlockedEncoding) says, per tile dimension d:
+//   sizePerThread[d]   contiguous elements one thread holds along d   (its vector width)
+//   threadsPerWarp[d]  lanes of a warp laid along d                    (product = 32)
+//   warpsPerCTA[d]     warps laid along d                              (product = num_warps)
+// and `order`, the dimensions from fastest- to slowest-varying (order[0] is the dimension
+// along which consecutive registers, then consecutive lanes, then consecutive warps, go).
+// One "layout tile" covers sizePerThread*threadsPerWarp*warpsPerCTA elements along each d; a
+// larger tensor repeats it (each thread gets more registers), a smaller one wraps around
+// (several threads hold the same element: replication).
+//
+// A *slice* layout is the layout of a reduction's result: the parent layout with dimension
+// `dim` removed. Every lane and warp that differed only along `dim` holds the same elements.
+//
+// Register order within a thread: registers enumerate the per-thread elements of each
+// dimension (reps x sizePerThread), with order[0] fastest. Because coordinates are
+// base(lane, warp) + offset(register) (mod the shape), the register -> coordinate offsets are
+// the same for every thread: lowering can permute registers statically.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Type.h"
+
+namespace tl {
+
+class Layout;
+using LayoutPtr = std::shared_ptr<const Layout>;
+
+constexpr int kWarpSize = 32;
+
+class Layout {
+ public:
+  enum class Kind {
+    Blocked,  // sizePerThread / threadsPerWarp / warpsPerCTA / order
+    Slice,    // parent layout with dimension `dim` removed (a reduction's result)
+  };
+
+  static LayoutPtr blocked(std::vector<int> sizePerThread, std::vector<int> threadsPerWarp,
+                           std::vector<int> warpsPerCTA, std::vector<int> order);
+  static LayoutPtr slice(int dim, LayoutPtr parent);
+
+  Kind kind() const { return kind_; }
+  int rank() const;  // the rank of tensors this layout describes
+  int numWarps() const;
+  int numThreads() const { return numWarps() * kWarpSize; }
+
+  // Blocked fields (for a slice, those of the innermost blocked parent, full rank).
+  const std::vector<int>& sizePerThread() const { return root().spt_; }
+  const std::vector<int>& threadsPerWarp() const { return root().tpw_; }
+  const std::vector<int>& warpsPerCTA() const { return root().wpc_; }
+  const std::vector<int>& order() const { return root().order_; }
+  // Slice fields.
+  int sliceDim() const { return dim_; }
+  const LayoutPtr& parent() const { return parent_; }
+
+  // Elements each thread holds for a tensor of `shape` (same for every thread).
+  int64_t elemsPerThread(const Shape& shape) const;
+  // The coordinates in a tensor of `shape` of register `reg` of thread `thread`
+  // (thread = warp * 32 + lane).
+  std::vector<int64_t> coords(const Shape& shape, int thread, int64_t reg) const;
+  // How many threads hold each element (1: no replication).
+  int64_t replication(const Shape& shape) const;
+
+  // `#blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>`, `#slice<dim=1, #blocked<...>>`
+  std::string str() const;
+  bool operator==(const Layout& o) const;
+
+ private:
+  const Layout& root() const { return kind_ == Kind::Blocked ? *this : parent_->root(); }
+  Shape parentShape(const Shape& shape) const;  // re-insert the sliced dims with size 1
+
+  Kind kind_ = Kind::Blocked;
+  std::vector<int> spt_, tpw_, wpc_, order_;
+  int dim_ = 0;
+  LayoutPtr parent_;
+};
+
+// Parses the printed form (`#blocked<...>` / `#slice<...>`); nullptr when malformed.
+LayoutPtr parseLayout(std::string_view text, size_t* consumed = nullptr);
+
+// Triton's default blocked layout for a tile of `shape` run by `numWarps` warps, with
+// `vecElems` contiguous elements per thread along order[0] (the widest access the axis
+// analysis allows, at most 16 bytes): lanes, then warps, fill order[0] first.
+LayoutPtr defaultBlockedLayout(const Shape& shape, int numWarps, int vecElems,
+                               std::vector<int> order = {});
+
+}  // namespace tl
