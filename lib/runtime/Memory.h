@@ -32,17 +32,28 @@ struct Buffer {
   int64_t getI(int64_t i) const;
   void setF(int64_t i, double v);  // rounds to the buffer's dtype
   void setI(int64_t i, int64_t v);
+  // "256 x 781 x f32", for messages.
+  std::string describe() const;
 };
 
 class Memory {
  public:
   static constexpr uint64_t kBaseAddress = 0x10000000;  // first buffer's address
   static constexpr uint64_t kAlignment = 256;
+  // Unmapped bytes left after every buffer (like a guard page), so that an access a few
+  // elements past one buffer lands in no buffer instead of silently in the next one.
+  static constexpr uint64_t kGuardBytes = 4096;
+  // Largest buffer add() accepts (a CPU interpreter's memory is the host's).
+  static constexpr uint64_t kMaxBufferBytes = uint64_t(1) << 30;
 
-  // Allocates and fills one buffer per BufferSpec (deterministic: same seed, same data, on every
-  // stage and machine). Throws std::runtime_error for unreadable .npy files or bad shapes.
+  // Allocates and fills one buffer per BufferSpec, in order (deterministic: same seed, same data,
+  // on every stage and machine; the fill algorithms are written down in Memory.cpp). Throws
+  // std::runtime_error for unreadable .npy files, a file whose dtype differs from the spec's
+  // (or whose shape differs from a non-empty spec shape), or bad shapes.
   static Memory fromLaunch(const LaunchConfig& launch);
 
+  // Allocates a zeroed buffer after the previous one. Throws std::runtime_error for a negative
+  // dimension or a buffer over kMaxBufferBytes. The reference is valid until the next add().
   Buffer& add(std::string name, DType dtype, Shape shape, bool output);
   std::vector<Buffer>& buffers() { return buffers_; }
   const std::vector<Buffer>& buffers() const { return buffers_; }
@@ -64,11 +75,16 @@ uint16_t floatToHalf(float f);
 float halfToFloat(uint16_t h);
 uint16_t floatToBf16(float f);
 float bf16ToFloat(uint16_t h);
-// Rounds v to what `dtype` can hold (f16/bf16/f32 rounding; ints truncate toward zero).
+// Rounds v to what `dtype` can hold: floats round to nearest even (f16/bf16 via f32); i32/i64
+// truncate toward zero and saturate (NaN -> 0); i1 is `v != 0`.
 double roundToDType(double v, DType dtype);
+// Float -> integer dtype as an int64: truncates toward zero and saturates at the dtype's range
+// (NaN -> 0); i1 is `v != 0`. (Unlike roundToDType, exact at the i64 limits.)
+int64_t floatToInt(double v, DType dtype);
 
 // .npy files (version 1.0, little-endian, C order): f32, f16, i32, i64, bool; bf16 is stored
-// as '<u2' raw bits with a note in the header comment, since numpy has no bf16.
+// as '<u2' raw bits with a `# tilelab: bfloat16` comment after the header dict, since numpy has
+// no bf16 (numpy itself reads such a file as uint16). A 0-d array reads as shape (1,).
 void writeNpy(const std::string& path, const Buffer& buf);
 Buffer readNpy(const std::string& path);  // throws std::runtime_error with the reason
 

@@ -1,0 +1,92 @@
+// Comparing a stage's output buffer against the reference (tl-scalar's) output.
+//
+// Tolerances per dtype (an element passes when |got - ref| <= atol + rtol * |ref|):
+//   f32   atol 1e-5, rtol 1e-4   stages may reduce in another order (a tree instead of a loop);
+//                                sums of thousands of elements then differ in the last bits
+//   f16   atol 1e-2, rtol 1e-2   about 10 mantissa bits
+//   bf16  atol 2e-2, rtol 2e-2   about 7 mantissa bits
+//   i1, i32, i64: exact
+// Special values: NaN matches only NaN; an infinity matches only the same infinity (such a
+// mismatch counts as an infinite error). maxRelErr skips elements whose reference is 0.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "runtime/Memory.h"
+
+namespace tl {
+
+void toleranceFor(DType dtype, double& atol, double& rtol) {
+  switch (dtype) {
+    case DType::F32: atol = 1e-5; rtol = 1e-4; return;
+    case DType::F16: atol = 1e-2; rtol = 1e-2; return;
+    case DType::BF16: atol = 2e-2; rtol = 2e-2; return;
+    case DType::I1:
+    case DType::I32:
+    case DType::I64: atol = 0; rtol = 0; return;
+  }
+}
+
+Comparison compareBuffers(const Buffer& reference, const Buffer& got) {
+  Comparison c;
+  c.name = reference.name;
+  toleranceFor(reference.dtype, c.atol, c.rtol);
+  if (reference.dtype != got.dtype) {
+    c.reason = std::string("dtype differs: reference is ") + dtypeName(reference.dtype) + ", got " + dtypeName(got.dtype);
+    return c;
+  }
+  if (reference.shape != got.shape || reference.bytes.size() != got.bytes.size()) {
+    c.reason = "shape differs: reference is (" + reference.describe() + "), got (" + got.describe() + ")";
+    return c;
+  }
+
+  const int64_t n = reference.numel();
+  const bool exact = isInt(reference.dtype);
+  double worstExcess = -1;  // how far the worst mismatch is beyond its tolerance
+  double worstErr = -1;     // the largest error (used for worstIndex when all pass)
+  int64_t worstErrIndex = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    double err, ref;
+    bool ok;
+    if (exact) {
+      int64_t r = reference.getI(i), g = got.getI(i);
+      ref = static_cast<double>(r);
+      err = std::fabs(static_cast<double>(g) - static_cast<double>(r));
+      ok = r == g;
+    } else {
+      ref = reference.getF(i);
+      double g = got.getF(i);
+      if (std::isnan(ref) || std::isnan(g)) {
+        ok = std::isnan(ref) && std::isnan(g);
+        err = ok ? 0 : std::numeric_limits<double>::infinity();
+      } else if (std::isinf(ref) || std::isinf(g)) {
+        ok = ref == g;
+        err = ok ? 0 : std::numeric_limits<double>::infinity();
+      } else {
+        err = std::fabs(g - ref);
+        ok = err <= c.atol + c.rtol * std::fabs(ref);
+      }
+    }
+    c.maxAbsErr = std::max(c.maxAbsErr, err);
+    if (ref != 0 && std::isfinite(ref)) c.maxRelErr = std::max(c.maxRelErr, err / std::fabs(ref));
+    else if (std::isinf(err)) c.maxRelErr = err;  // a NaN or infinity mismatch
+    if (err > worstErr) {
+      worstErr = err;
+      worstErrIndex = i;
+    }
+    if (!ok) {
+      ++c.mismatches;
+      double excess = err - (c.atol + c.rtol * std::fabs(ref));
+      if (std::isnan(excess)) excess = std::numeric_limits<double>::infinity();
+      if (excess > worstExcess) {
+        worstExcess = excess;
+        c.worstIndex = i;
+      }
+    }
+  }
+  if (c.mismatches == 0) c.worstIndex = worstErrIndex;
+  c.pass = c.mismatches == 0;
+  return c;
+}
+
+}  // namespace tl

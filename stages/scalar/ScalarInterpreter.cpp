@@ -1,0 +1,742 @@
+// tl-scalar's engine: block IR run one program instance at a time, and inside a program one op
+// at a time, each op computing its result ONE ELEMENT AT A TIME over boxed scalars.
+//
+// This file is the definition of what block IR means at run time; every later stage (tl-block,
+// the GPU simulator) is checked against it. It is written to be obviously right, not fast.
+//
+// Expects: block IR (with or without layouts: convert_layout is a copy) that passes the
+// verifier (runScalar verifies it first and throws IRError if not); a Memory with one buffer per pointer parameter, named as the parameter, of the
+// parameter's dtype; a LaunchConfig with a value for every runtime scalar parameter.
+// Guarantees: the semantics below, outputs written to Memory, and a RuntimeError located at the
+// op (with the program id and element index) for every run-time fault; nothing is read or
+// written outside a buffer.
+//
+// Execution
+//   - Programs run in grid order, x fastest: for z, for y, for x. Every program starts with a
+//     fresh set of values; only Memory carries over.
+//   - Parameters: a pointer parameter is the base address of the buffer named as it (missing:
+//     std::runtime_error); a scalar parameter is LaunchConfig::scalars[name] converted to the
+//     parameter's dtype with the `convert` rules.
+//   - Tiles are stored row-major; element e of a <M x N> tile is [e / N, e % N].
+//
+// Element semantics
+//   - i32 and i64 arithmetic wraps (two's complement). Integer div/rem truncate toward zero (C):
+//     the remainder has the sign of the dividend; division by zero is a RuntimeError "integer
+//     division by zero"; MIN / -1 wraps to MIN and MIN % -1 is 0. abs(MIN) and -MIN wrap to MIN.
+//   - i1 holds 0 or 1; `not` flips it; and/or/xor are bitwise.
+//   - f32 ops are computed in float (expf, exp2f, logf, sqrtf, fmodf; rsqrt = 1.0f / sqrtf(x);
+//     sigmoid = 1.0f / (1.0f + expf(-x))). f16 and bf16 ops are computed in float on the
+//     operands' exact values and the result is rounded to the dtype (nearest even) after each op.
+//   - maximum/minimum on floats: NaN if either operand is NaN; for equal operands (+0 and -0)
+//     maximum returns +0 and minimum returns -0; otherwise the larger/smaller.
+//   - cmp: IEEE comparisons (any comparison with NaN is false, except `ne`).
+//   - convert: float -> i32/i64 truncates toward zero and saturates (NaN -> 0); int -> float
+//     rounds to f32 (nearest even), then to f16/bf16 if that is the target; float -> float
+//     rounds to nearest even; int -> int wraps (sign-extends when widening; i1 gives 0 or 1);
+//     anything -> i1 is `x != 0` (so NaN -> 1).
+//   - constant: an integer value is converted like `convert` from i64; a float value is rounded
+//     to the dtype (through f32).
+//   - reduce along an axis: sequential in increasing index, starting from element 0:
+//       sum: acc = x0; acc = acc + xk, in the element dtype (ints wrap; f32 in float), except
+//            f16/bf16, which accumulate in f32 and round once at the end;
+//       max/min: acc = maximum(acc, xk) / minimum(acc, xk) with the elementwise rules above.
+//     argmax: the first index holding the maximum; a NaN counts as the maximum (the first NaN
+//     wins); +0 and -0 are equal (the first wins).
+//   - dot: out[m][n] = acc[m][n] + a[m][0]*b[0][n] + a[m][1]*b[1][n] + ... in increasing k, with
+//     a and b converted to f32 and every product and every sum rounded to f32 (no fused
+//     multiply-add).
+//   - addptr: pointer + offset * dtypeBytes(pointee) (offsets are element counts; i32 offsets
+//     sign-extend; addresses wrap modulo 2^64).
+//   - load: for each element, a false mask gives `other` (or 0); otherwise the address must lie
+//     inside a buffer, or the run stops with "load out of bounds: address ... is N bytes past the
+//     end of buffer 'x_ptr' (781 x f32) in program (3, 0, 0), element [12]".
+//   - store: every unmasked address is checked first; if any is out of bounds the run stops and
+//     nothing of that store is written. Then elements are written in row-major order (when two
+//     elements hit one address, the later one wins). Values are stored in the pointee dtype.
+//   - for: lo, hi, step are read once; the body runs while (step > 0 ? iv < hi : iv > hi), then
+//     iv += step (the loop ends if that would overflow i64; i32 ivs cannot overflow here since
+//     iv never passes hi); step == 0 is a RuntimeError "range() step is zero". The body's
+//     arguments are (iv, carried...), its yield gives the next carried values, and the for's
+//     results are the carried values after the last iteration (the inits if it never ran).
+//   - if: runs the taken region; its yield gives the results.
+#include "scalar/ScalarInterpreter.h"
+
+#include <array>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "ir/Verifier.h"
+
+// dot's "every product and every sum rounded to f32" must not be contracted into an FMA.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+namespace tl {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Boxed values.
+
+// One element: an integer (i1 as 0/1), a float (always exactly representable in its dtype,
+// stored in a double), or a pointer (an address in Memory, pointing to `dtype`).
+struct Scalar {
+  DType dtype = DType::I32;
+  bool isPtr = false;
+  int64_t i = 0;  // ints, i1, pointer addresses
+  double f = 0;   // floats
+};
+
+// A runtime value: its type and its elements, row-major (one element for a scalar).
+struct Tile {
+  Type type;
+  std::vector<Scalar> elems;
+};
+
+// Wraps v to the integer dtype d (two's complement; i1 keeps the low bit).
+int64_t wrapInt(int64_t v, DType d) {
+  switch (d) {
+    case DType::I1: return v & 1;
+    case DType::I32: return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+    default: return v;
+  }
+}
+
+Scalar intScalar(DType d, int64_t v) {
+  Scalar s;
+  s.dtype = d;
+  s.i = wrapInt(v, d);
+  return s;
+}
+
+Scalar floatScalar(DType d, double v) {
+  Scalar s;
+  s.dtype = d;
+  s.f = roundToDType(v, d);
+  return s;
+}
+
+Scalar ptrScalar(DType pointee, uint64_t addr) {
+  Scalar s;
+  s.dtype = pointee;
+  s.isPtr = true;
+  s.i = static_cast<int64_t>(addr);
+  return s;
+}
+
+Scalar zeroOf(DType d) { return isFloat(d) ? floatScalar(d, 0) : intScalar(d, 0); }
+
+// `convert` of one element (the rules in the header comment).
+Scalar convertScalar(const Scalar& x, DType to) {
+  if (x.dtype == to) return x;
+  if (to == DType::I1) return intScalar(DType::I1, isFloat(x.dtype) ? (x.f != 0) : (x.i != 0));
+  if (isInt(to)) {
+    if (isInt(x.dtype)) return intScalar(to, x.i);
+    return intScalar(to, floatToInt(x.f, to));  // truncate, saturate, NaN -> 0
+  }
+  if (isInt(x.dtype)) return floatScalar(to, static_cast<float>(x.i));  // round to f32 first
+  return floatScalar(to, x.f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Elementwise arithmetic on one element.
+
+float floatMaximum(float a, float b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? b : a;  // +0 beats -0
+  return a > b ? a : b;
+}
+
+float floatMinimum(float a, float b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? a : b;  // -0 beats +0
+  return a < b ? a : b;
+}
+
+// Unary ops; `x` has the op's dtype.
+Scalar unaryScalar(OpKind kind, const Scalar& x) {
+  DType d = x.dtype;
+  if (isInt(d)) {
+    uint64_t u = static_cast<uint64_t>(x.i);
+    switch (kind) {
+      case OpKind::Neg: return intScalar(d, static_cast<int64_t>(0 - u));
+      case OpKind::Not: return intScalar(d, static_cast<int64_t>(~u));
+      case OpKind::Abs: return intScalar(d, x.i < 0 ? static_cast<int64_t>(0 - u) : x.i);
+      default: break;
+    }
+    throw std::logic_error(std::string("unaryScalar: ") + mnemonic(kind) + " on an integer");
+  }
+  float v = static_cast<float>(x.f);
+  float r = 0;
+  switch (kind) {
+    case OpKind::Neg: r = -v; break;
+    case OpKind::Abs: r = std::fabs(v); break;
+    case OpKind::Exp: r = expf(v); break;
+    case OpKind::Exp2: r = exp2f(v); break;
+    case OpKind::Log: r = logf(v); break;
+    case OpKind::Sqrt: r = sqrtf(v); break;
+    case OpKind::Rsqrt: r = 1.0f / sqrtf(v); break;
+    case OpKind::Sigmoid: r = 1.0f / (1.0f + expf(-v)); break;
+    default: throw std::logic_error(std::string("unaryScalar: ") + mnemonic(kind) + " on a float");
+  }
+  return floatScalar(d, r);
+}
+
+// Binary ops; a and b have the op's dtype. Sets `divByZero` instead of dividing by zero.
+Scalar binaryScalar(OpKind kind, const Scalar& a, const Scalar& b, bool& divByZero) {
+  DType d = a.dtype;
+  if (isInt(d)) {
+    uint64_t ua = static_cast<uint64_t>(a.i), ub = static_cast<uint64_t>(b.i);
+    const int64_t minOfType = d == DType::I32 ? std::numeric_limits<int32_t>::min()
+                                              : std::numeric_limits<int64_t>::min();
+    switch (kind) {
+      case OpKind::Add: return intScalar(d, static_cast<int64_t>(ua + ub));
+      case OpKind::Sub: return intScalar(d, static_cast<int64_t>(ua - ub));
+      case OpKind::Mul: return intScalar(d, static_cast<int64_t>(ua * ub));
+      case OpKind::Div:
+        if (b.i == 0) { divByZero = true; return zeroOf(d); }
+        if (a.i == minOfType && b.i == -1) return intScalar(d, minOfType);  // wraps
+        return intScalar(d, a.i / b.i);
+      case OpKind::Rem:
+        if (b.i == 0) { divByZero = true; return zeroOf(d); }
+        if (b.i == -1) return intScalar(d, 0);
+        return intScalar(d, a.i % b.i);
+      case OpKind::Maximum: return intScalar(d, a.i > b.i ? a.i : b.i);
+      case OpKind::Minimum: return intScalar(d, a.i < b.i ? a.i : b.i);
+      case OpKind::And: return intScalar(d, a.i & b.i);
+      case OpKind::Or: return intScalar(d, a.i | b.i);
+      case OpKind::Xor: return intScalar(d, a.i ^ b.i);
+      default: break;
+    }
+    throw std::logic_error(std::string("binaryScalar: ") + mnemonic(kind) + " on integers");
+  }
+  float x = static_cast<float>(a.f), y = static_cast<float>(b.f);
+  float r = 0;
+  switch (kind) {
+    case OpKind::Add: r = x + y; break;
+    case OpKind::Sub: r = x - y; break;
+    case OpKind::Mul: r = x * y; break;
+    case OpKind::Div: r = x / y; break;
+    case OpKind::Rem: r = fmodf(x, y); break;
+    case OpKind::Maximum: r = floatMaximum(x, y); break;
+    case OpKind::Minimum: r = floatMinimum(x, y); break;
+    default: throw std::logic_error(std::string("binaryScalar: ") + mnemonic(kind) + " on floats");
+  }
+  return floatScalar(d, r);
+}
+
+bool compareScalar(const std::string& pred, const Scalar& a, const Scalar& b) {
+  if (isFloat(a.dtype)) {
+    double x = a.f, y = b.f;
+    if (pred == "lt") return x < y;
+    if (pred == "le") return x <= y;
+    if (pred == "gt") return x > y;
+    if (pred == "ge") return x >= y;
+    if (pred == "eq") return x == y;
+    return x != y;  // "ne"
+  }
+  int64_t x = a.i, y = b.i;
+  if (pred == "lt") return x < y;
+  if (pred == "le") return x <= y;
+  if (pred == "gt") return x > y;
+  if (pred == "ge") return x >= y;
+  if (pred == "eq") return x == y;
+  return x != y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Index arithmetic for row-major tiles of rank <= 2 (written for any rank).
+
+std::vector<int64_t> unflatten(int64_t e, const Shape& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t k = shape.size(); k-- > 0;) {
+    idx[k] = e % shape[k];
+    e /= shape[k];
+  }
+  return idx;
+}
+
+int64_t flatten(const std::vector<int64_t>& idx, const Shape& shape) {
+  int64_t e = 0;
+  for (size_t k = 0; k < shape.size(); ++k) e = e * shape[k] + idx[k];
+  return e;
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The interpreter.
+
+class ScalarInterpreter {
+ public:
+  ScalarInterpreter(const Function& fn, const LaunchConfig& launch, Memory& memory)
+      : fn_(fn), launch_(launch), mem_(memory) {}
+
+  ScalarRunStats run() {
+    if (fn_.level != IRLevel::Block)
+      throw IRError(fn_.loc, "tl-scalar runs block IR; '" + fn_.name + "' is thread-level IR");
+    std::string errors = verifyFunction(fn_);
+    if (!errors.empty()) throw IRError(fn_.loc, "tl-scalar was given IR that fails verification:\n" + errors);
+    std::vector<Tile> params = bindParams();
+    for (int a = 0; a < 3; ++a)
+      if (launch_.grid[a] < 1)
+        throw std::runtime_error("grid dimension " + std::to_string(a) + " is " +
+                                 std::to_string(launch_.grid[a]) + "; it must be at least 1");
+    for (pid_[2] = 0; pid_[2] < launch_.grid[2]; ++pid_[2])
+      for (pid_[1] = 0; pid_[1] < launch_.grid[1]; ++pid_[1])
+        for (pid_[0] = 0; pid_[0] < launch_.grid[0]; ++pid_[0]) {
+          env_.clear();
+          for (size_t k = 0; k < params.size(); ++k) env_[fn_.param(k)] = params[k];
+          runRegion(fn_.body);
+          ++stats_.programs;
+        }
+    return stats_;
+  }
+
+ private:
+  const Function& fn_;
+  const LaunchConfig& launch_;
+  Memory& mem_;
+  std::array<int64_t, 3> pid_{0, 0, 0};
+  std::unordered_map<const Value*, Tile> env_;
+  ScalarRunStats stats_;
+
+  // Parameter values, the same for every program.
+  std::vector<Tile> bindParams() {
+    std::vector<Tile> out;
+    for (size_t k = 0; k < fn_.params.size(); ++k) {
+      const Param& p = fn_.params[k];
+      const Type& t = fn_.param(k)->type;
+      if (p.kind == Param::Kind::Pointer) {
+        const Buffer* b = mem_.find(p.name);
+        if (!b) throw std::runtime_error("no buffer is bound to pointer parameter '" + p.name + "'");
+        if (b->dtype != t.dtype)
+          throw std::runtime_error("buffer '" + p.name + "' holds " + dtypeName(b->dtype) +
+                                   " but the parameter has type " + t.str());
+        out.push_back(Tile{t, {ptrScalar(t.dtype, b->base)}});
+      } else {
+        auto it = launch_.scalars.find(p.name);
+        if (it == launch_.scalars.end())
+          throw std::runtime_error("no value is given for scalar parameter '" + p.name + "'");
+        const ScalarValue& v = it->second;
+        Scalar s = isInt(v.dtype) ? intScalar(v.dtype, v.i) : floatScalar(v.dtype, v.f);
+        out.push_back(Tile{t, {convertScalar(s, t.dtype)}});
+      }
+    }
+    return out;
+  }
+
+  // ----- values
+
+  const Tile& get(const Op& op, size_t i) const {
+    auto it = env_.find(op.operand(i));
+    if (it == env_.end()) throw IRError(op.loc, std::string(mnemonic(op.kind)) + ": operand has no value");
+    return it->second;
+  }
+  void set(const Value* v, Tile t) { env_[v] = std::move(t); }
+  static Tile emptyLike(const Type& t) { return Tile{t, std::vector<Scalar>(static_cast<size_t>(t.numel()))}; }
+
+  // ----- messages
+
+  std::string where(const Shape& shape, int64_t e) const {
+    std::string s = " in program (" + std::to_string(pid_[0]) + ", " + std::to_string(pid_[1]) + ", " +
+                    std::to_string(pid_[2]) + ")";
+    if (shape.empty()) return s;
+    std::vector<int64_t> idx = unflatten(e, shape);
+    s += ", element [";
+    for (size_t k = 0; k < idx.size(); ++k) s += (k ? ", " : "") + std::to_string(idx[k]);
+    return s + "]";
+  }
+
+  // "address 0x... is 16 bytes past the end of buffer 'x_ptr' (781 x f32)"
+  std::string describeAddress(uint64_t addr, int size) const {
+    const Buffer* b = mem_.nearest(addr);
+    std::string s = "address " + hex(addr);
+    if (!b) return s + " is in no buffer (none are allocated)";
+    std::string buf = "buffer '" + b->name + "' (" + b->describe() + ")";
+    if (addr >= b->end()) return s + " is " + std::to_string(addr - b->end()) + " bytes past the end of " + buf;
+    if (addr < b->base) return s + " is " + std::to_string(b->base - addr) + " bytes before the start of " + buf;
+    return s + " (" + std::to_string(size) + " bytes) straddles the end of " + buf;
+  }
+
+  // The buffer and element index of an access of `dtype` at `addr`, or throws RuntimeError.
+  std::pair<Buffer*, int64_t> access(const Op& op, const char* what, uint64_t addr, DType dtype,
+                                     const Shape& shape, int64_t e) {
+    int size = dtypeBytes(dtype);
+    Buffer* b = mem_.resolve(addr, static_cast<uint64_t>(size));
+    if (!b) throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + describeAddress(addr, size) + where(shape, e));
+    uint64_t off = addr - b->base;
+    if (b->dtype != dtype || off % static_cast<uint64_t>(size) != 0)
+      throw RuntimeError(op.loc, std::string(what) + " of " + dtypeName(dtype) + " at address " + hex(addr) +
+                                     " is not aligned to an element of buffer '" + b->name + "' (" +
+                                     b->describe() + ")" + where(shape, e));
+    return {b, static_cast<int64_t>(off / static_cast<uint64_t>(size))};
+  }
+
+  // ----- regions
+
+  // Runs the ops of `r` in order; returns the values its terminator yields (none for return).
+  std::vector<Tile> runRegion(const Region& r) {
+    for (const auto& opPtr : r.ops) {
+      const Op& op = *opPtr;
+      if (op.kind == OpKind::Yield) {
+        std::vector<Tile> out;
+        for (size_t i = 0; i < op.numOperands(); ++i) out.push_back(get(op, i));
+        return out;
+      }
+      if (op.kind == OpKind::Return) return {};
+      exec(op);
+    }
+    return {};
+  }
+
+  void exec(const Op& op) {
+    switch (op.kind) {
+      case OpKind::ProgramId: set(op.result(), Tile{op.result()->type, {intScalar(DType::I32, pid_[op.intAttr("axis")])}}); break;
+      case OpKind::NumPrograms: set(op.result(), Tile{op.result()->type, {intScalar(DType::I32, launch_.grid[op.intAttr("axis")])}}); break;
+      case OpKind::Constant: execConstant(op); break;
+      case OpKind::Arange: execArange(op); break;
+      case OpKind::Splat: execSplat(op); break;
+      case OpKind::Broadcast: execBroadcast(op); break;
+      case OpKind::ExpandDims: execExpandDims(op); break;
+      case OpKind::Convert: execConvert(op); break;
+      case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
+      case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid:
+        execUnary(op);
+        break;
+      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
+      case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
+        execBinary(op);
+        break;
+      case OpKind::Cmp: execCmp(op); break;
+      case OpKind::Select: execSelect(op); break;
+      case OpKind::AddPtr: execAddPtr(op); break;
+      case OpKind::Load: execLoad(op); break;
+      case OpKind::Store: execStore(op); break;
+      case OpKind::Reduce: execReduce(op); break;
+      case OpKind::Argmax: execArgmax(op); break;
+      case OpKind::Dot: execDot(op); break;
+      case OpKind::For: execFor(op); break;
+      case OpKind::If: execIf(op); break;
+      case OpKind::ConvertLayout: execCopy(op); break;  // a layout changes where, not what
+      default:  // yield/return (handled by runRegion) and thread-level ops
+        throw IRError(op.loc, std::string("tl-scalar: unexpected ") + mnemonic(op.kind) + " in block IR");
+    }
+  }
+
+  // ----- leaves and shapes
+
+  void execConstant(const Op& op) {
+    const Type& t = op.result()->type;
+    const Attr* v = op.attr("value");
+    Scalar s = isInt(t.dtype) ? convertScalar(intScalar(DType::I64, std::get<int64_t>(*v)), t.dtype)
+                              : floatScalar(t.dtype, op.floatAttr("value"));
+    Tile out = emptyLike(t);
+    for (auto& e : out.elems) e = s;
+    stats_.elementOps += t.numel();
+    set(op.result(), std::move(out));
+  }
+
+  void execArange(const Op& op) {
+    Tile out = emptyLike(op.result()->type);
+    int64_t start = op.intAttr("start");
+    for (size_t e = 0; e < out.elems.size(); ++e) out.elems[e] = intScalar(DType::I32, start + static_cast<int64_t>(e));
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  void execSplat(const Op& op) {
+    const Scalar s = get(op, 0).elems[0];
+    Tile out = emptyLike(op.result()->type);
+    for (auto& e : out.elems) e = s;
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  // out[idx] = in[idx with every size-1 input dimension read at 0]
+  void execBroadcast(const Op& op) {
+    const Tile& in = get(op, 0);
+    Tile out = emptyLike(op.result()->type);
+    for (size_t e = 0; e < out.elems.size(); ++e) {
+      std::vector<int64_t> idx = unflatten(static_cast<int64_t>(e), out.type.shape);
+      for (size_t k = 0; k < idx.size(); ++k)
+        if (in.type.shape[k] == 1) idx[k] = 0;
+      out.elems[e] = in.elems[static_cast<size_t>(flatten(idx, in.type.shape))];
+    }
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  // A size-1 dimension is inserted: out[idx] = in[idx without the new axis].
+  void execExpandDims(const Op& op) {
+    const Tile& in = get(op, 0);
+    Tile out = emptyLike(op.result()->type);
+    size_t axis = static_cast<size_t>(op.intAttr("axis"));
+    for (size_t e = 0; e < out.elems.size(); ++e) {
+      std::vector<int64_t> idx = unflatten(static_cast<int64_t>(e), out.type.shape);
+      idx.erase(idx.begin() + static_cast<std::ptrdiff_t>(axis));
+      out.elems[e] = in.elems[static_cast<size_t>(flatten(idx, in.type.shape))];
+    }
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  // The operand's elements unchanged (convert_layout: only the layout of the type differs).
+  void execCopy(const Op& op) {
+    Tile out = emptyLike(op.result()->type);
+    out.elems = get(op, 0).elems;
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  // ----- elementwise
+
+  void execConvert(const Op& op) {
+    const Tile& in = get(op, 0);
+    Tile out = emptyLike(op.result()->type);
+    for (size_t e = 0; e < out.elems.size(); ++e) out.elems[e] = convertScalar(in.elems[e], out.type.dtype);
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  void execUnary(const Op& op) {
+    const Tile& in = get(op, 0);
+    Tile out = emptyLike(op.result()->type);
+    for (size_t e = 0; e < out.elems.size(); ++e) out.elems[e] = unaryScalar(op.kind, in.elems[e]);
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  void execBinary(const Op& op) {
+    const Tile& a = get(op, 0);
+    const Tile& b = get(op, 1);
+    Tile out = emptyLike(op.result()->type);
+    for (size_t e = 0; e < out.elems.size(); ++e) {
+      bool divByZero = false;
+      out.elems[e] = binaryScalar(op.kind, a.elems[e], b.elems[e], divByZero);
+      if (divByZero)
+        throw RuntimeError(op.loc, "integer division by zero" + where(out.type.shape, static_cast<int64_t>(e)));
+    }
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  void execCmp(const Op& op) {
+    const Tile& a = get(op, 0);
+    const Tile& b = get(op, 1);
+    const std::string& pred = op.strAttr("pred");
+    Tile out = emptyLike(op.result()->type);
+    for (size_t e = 0; e < out.elems.size(); ++e)
+      out.elems[e] = intScalar(DType::I1, compareScalar(pred, a.elems[e], b.elems[e]));
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  void execSelect(const Op& op) {
+    const Tile& c = get(op, 0);
+    const Tile& a = get(op, 1);
+    const Tile& b = get(op, 2);
+    Tile out = emptyLike(op.result()->type);
+    for (size_t e = 0; e < out.elems.size(); ++e) out.elems[e] = c.elems[e].i ? a.elems[e] : b.elems[e];
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  void execAddPtr(const Op& op) {
+    const Tile& p = get(op, 0);
+    const Tile& off = get(op, 1);
+    Tile out = emptyLike(op.result()->type);
+    const uint64_t size = static_cast<uint64_t>(dtypeBytes(out.type.dtype));
+    for (size_t e = 0; e < out.elems.size(); ++e) {
+      uint64_t addr = static_cast<uint64_t>(p.elems[e].i) + static_cast<uint64_t>(off.elems[e].i) * size;
+      out.elems[e] = ptrScalar(out.type.dtype, addr);
+    }
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  // ----- memory
+
+  void execLoad(const Op& op) {
+    const Tile& p = get(op, 0);
+    const Tile* mask = op.numOperands() >= 2 ? &get(op, 1) : nullptr;
+    const Tile* other = op.numOperands() >= 3 ? &get(op, 2) : nullptr;
+    Tile out = emptyLike(op.result()->type);
+    const DType d = out.type.dtype;
+    for (size_t e = 0; e < out.elems.size(); ++e) {
+      if (mask && !mask->elems[e].i) {
+        out.elems[e] = other ? other->elems[e] : zeroOf(d);
+        continue;
+      }
+      auto [buf, index] = access(op, "load", static_cast<uint64_t>(p.elems[e].i), d, out.type.shape,
+                                 static_cast<int64_t>(e));
+      if (isFloat(d)) {
+        out.elems[e] = floatScalar(d, buf->getF(index));
+      } else {
+        out.elems[e] = intScalar(d, buf->getI(index));
+      }
+    }
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  // Checks every unmasked address, then writes (so a faulting store writes nothing).
+  void execStore(const Op& op) {
+    const Tile& p = get(op, 0);
+    const Tile& value = get(op, 1);
+    const Tile* mask = op.numOperands() >= 3 ? &get(op, 2) : nullptr;
+    const DType d = value.type.dtype;
+    struct Write {
+      Buffer* buf;
+      int64_t index;
+      const Scalar* value;
+    };
+    std::vector<Write> writes;
+    for (size_t e = 0; e < value.elems.size(); ++e) {
+      if (mask && !mask->elems[e].i) continue;
+      auto [buf, index] = access(op, "store", static_cast<uint64_t>(p.elems[e].i), d, value.type.shape,
+                                 static_cast<int64_t>(e));
+      writes.push_back(Write{buf, index, &value.elems[e]});
+    }
+    for (const Write& w : writes) {
+      if (isFloat(d)) w.buf->setF(w.index, w.value->f);
+      else w.buf->setI(w.index, w.value->i);
+    }
+    stats_.elementOps += static_cast<int64_t>(value.elems.size());
+  }
+
+  // ----- reductions
+
+  // Calls fn(outputIndex, inputIndices) for each output element of a reduction along `axis`;
+  // inputIndices lists the reduced elements in increasing index along the axis.
+  template <typename Fn>
+  void forEachReduction(const Shape& in, int axis, const Shape& outShape, Fn fn) {
+    Type outType;
+    outType.shape = outShape;
+    int64_t outN = outType.numel();
+    std::vector<int64_t> members(static_cast<size_t>(in[static_cast<size_t>(axis)]));
+    for (int64_t o = 0; o < outN; ++o) {
+      std::vector<int64_t> idx = unflatten(o, outShape);
+      idx.insert(idx.begin() + axis, 0);
+      for (int64_t k = 0; k < in[static_cast<size_t>(axis)]; ++k) {
+        idx[static_cast<size_t>(axis)] = k;
+        members[static_cast<size_t>(k)] = flatten(idx, in);
+      }
+      fn(o, members);
+    }
+  }
+
+  void execReduce(const Op& op) {
+    const Tile& in = get(op, 0);
+    const std::string& kind = op.strAttr("kind");
+    const int axis = static_cast<int>(op.intAttr("axis"));
+    Tile out = emptyLike(op.result()->type);
+    const DType d = in.type.dtype;
+    forEachReduction(in.type.shape, axis, out.type.shape, [&](int64_t o, const std::vector<int64_t>& members) {
+      Scalar acc = in.elems[static_cast<size_t>(members[0])];
+      if (kind == "sum" && isFloat(d)) {
+        // Floats accumulate in f32 (f16/bf16 round once at the end).
+        float sum = static_cast<float>(acc.f);
+        for (size_t k = 1; k < members.size(); ++k) sum = sum + static_cast<float>(in.elems[static_cast<size_t>(members[k])].f);
+        acc = floatScalar(d, sum);
+      } else {
+        OpKind step = kind == "sum" ? OpKind::Add : kind == "max" ? OpKind::Maximum : OpKind::Minimum;
+        bool unusedDivByZero = false;
+        for (size_t k = 1; k < members.size(); ++k)
+          acc = binaryScalar(step, acc, in.elems[static_cast<size_t>(members[k])], unusedDivByZero);
+      }
+      out.elems[static_cast<size_t>(o)] = acc;
+    });
+    stats_.elementOps += in.type.numel();
+    set(op.result(), std::move(out));
+  }
+
+  void execArgmax(const Op& op) {
+    const Tile& in = get(op, 0);
+    const int axis = static_cast<int>(op.intAttr("axis"));
+    Tile out = emptyLike(op.result()->type);
+    const bool fl = isFloat(in.type.dtype);
+    forEachReduction(in.type.shape, axis, out.type.shape, [&](int64_t o, const std::vector<int64_t>& members) {
+      size_t best = 0;
+      for (size_t k = 1; k < members.size(); ++k) {
+        const Scalar& cur = in.elems[static_cast<size_t>(members[best])];
+        const Scalar& x = in.elems[static_cast<size_t>(members[k])];
+        if (fl) {
+          if (std::isnan(cur.f)) break;  // the first NaN is the maximum
+          if (std::isnan(x.f) || x.f > cur.f) best = k;
+        } else if (x.i > cur.i) {
+          best = k;
+        }
+      }
+      out.elems[static_cast<size_t>(o)] = intScalar(DType::I32, static_cast<int64_t>(best));
+    });
+    stats_.elementOps += in.type.numel();
+    set(op.result(), std::move(out));
+  }
+
+  void execDot(const Op& op) {
+    const Tile& a = get(op, 0);
+    const Tile& b = get(op, 1);
+    const Tile& acc = get(op, 2);
+    const int64_t M = a.type.shape[0], K = a.type.shape[1], N = b.type.shape[1];
+    Tile out = emptyLike(op.result()->type);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        float s = static_cast<float>(acc.elems[static_cast<size_t>(m * N + n)].f);
+        for (int64_t k = 0; k < K; ++k) {
+          float x = static_cast<float>(a.elems[static_cast<size_t>(m * K + k)].f);
+          float y = static_cast<float>(b.elems[static_cast<size_t>(k * N + n)].f);
+          float prod = x * y;
+          s = s + prod;
+        }
+        out.elems[static_cast<size_t>(m * N + n)] = floatScalar(DType::F32, s);
+      }
+    stats_.elementOps += M * N * K;
+    set(op.result(), std::move(out));
+  }
+
+  // ----- structure
+
+  void execFor(const Op& op) {
+    const DType ivType = op.operand(0)->type.dtype;
+    const int64_t lo = get(op, 0).elems[0].i, hi = get(op, 1).elems[0].i, step = get(op, 2).elems[0].i;
+    if (step == 0) throw RuntimeError(op.loc, "range() step is zero" + where({}, 0));
+    std::vector<Tile> carried;
+    for (size_t k = 3; k < op.numOperands(); ++k) carried.push_back(get(op, k));
+    const Region& body = op.region(0);
+    for (int64_t iv = lo; step > 0 ? iv < hi : iv > hi;) {
+      set(body.arg(0), Tile{body.arg(0)->type, {intScalar(ivType, iv)}});
+      for (size_t k = 0; k < carried.size(); ++k) set(body.arg(k + 1), carried[k]);
+      carried = runRegion(body);
+      if (__builtin_add_overflow(iv, step, &iv)) break;
+    }
+    for (size_t k = 0; k < op.numResults(); ++k) set(op.result(k), std::move(carried[k]));
+  }
+
+  void execIf(const Op& op) {
+    const bool cond = get(op, 0).elems[0].i != 0;
+    std::vector<Tile> results = runRegion(op.region(cond ? 0 : 1));
+    for (size_t k = 0; k < op.numResults(); ++k) set(op.result(k), std::move(results[k]));
+  }
+};
+
+}  // namespace
+
+ScalarRunStats runScalar(const Function& fn, const LaunchConfig& launch, Memory& memory) {
+  return ScalarInterpreter(fn, launch, memory).run();
+}
+
+}  // namespace tl
