@@ -4,10 +4,14 @@
 // per-element dispatch), which is why it is many times faster than tl-scalar while computing the
 // same thing.
 //
-// Expects: verified block IR (any point in the block pipeline) and a Memory with one buffer per
-// pointer parameter. Guarantees: the same results as runScalar up to float rounding order in
-// reductions and dot; out-of-bounds unmasked accesses stop the run with a located RuntimeError
-// (program id, element index, address); nothing is accessed outside a buffer.
+// Expects: verified block IR (any point in the block pipeline; runBlock runs the verifier first
+// and throws IRError otherwise), a Memory with one buffer per pointer parameter (named as the
+// parameter, of its dtype) and a LaunchConfig value for every runtime scalar parameter.
+// Guarantees: bit-for-bit the results of runScalar, except float sums along rows of 32 or more
+// elements, which add in another order (equal within rounding; BlockInterpreter.cpp lists the
+// semantics); out-of-bounds unmasked accesses, integer division by zero, a zero loop step and
+// missing bindings stop the run with a located RuntimeError (program id, element index,
+// address); nothing is accessed outside a buffer.
 #pragma once
 
 #include "frontend/Launch.h"
