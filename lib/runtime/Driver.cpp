@@ -49,6 +49,12 @@ double msSince(const std::chrono::steady_clock::time_point& start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+std::string formatMs(double ms) {
+  std::ostringstream os;
+  os << std::setprecision(3) << ms << " ms";
+  return os.str();
+}
+
 std::unique_ptr<CompiledKernel> compileKernelFile(const std::string& path,
                                                   const std::vector<LaunchOverride>& overrides,
                                                   std::ostream& err) {
@@ -117,11 +123,12 @@ void printOutputSummary(const Memory& memory, std::ostream& out) {
       hi = std::max(hi, v);
       sum += v;
     }
-    out << "  output " << std::left << std::setw(10) << b.name << std::right << " " << shapeStr(b.shape) << " "
-        << dtypeName(b.dtype) << "  min=" << std::setprecision(6) << lo << " max=" << hi
-        << " mean=" << (n > nonFinite ? sum / double(n - nonFinite) : 0.0);
-    if (nonFinite) out << "  non-finite=" << nonFinite;
-    out << "\n";
+    std::ostringstream line;  // formatting flags stay local to this line
+    line << "  output " << std::left << std::setw(10) << b.name << std::right << " " << shapeStr(b.shape) << " "
+         << dtypeName(b.dtype) << "  min=" << std::setprecision(6) << lo << " max=" << hi
+         << " mean=" << (n > nonFinite ? sum / double(n - nonFinite) : 0.0);
+    if (nonFinite) line << "  non-finite=" << nonFinite;
+    out << line.str() << "\n";
   }
 }
 
@@ -155,10 +162,11 @@ bool compareOutputs(const Memory& reference, const Memory& got, const std::strin
       out << "  " << c.reason << "\n";
       continue;
     }
-    out << std::scientific << std::setprecision(2) << "  max_abs_err=" << c.maxAbsErr
-        << " max_rel_err=" << c.maxRelErr << "  tol: atol=" << c.atol << " rtol=" << c.rtol << std::defaultfloat;
-    if (!c.pass) out << "  mismatches=" << c.mismatches << " first bad element=" << c.worstIndex;
-    out << "\n";
+    std::ostringstream line;  // formatting flags stay local to this line
+    line << std::scientific << std::setprecision(2) << "  max_abs_err=" << c.maxAbsErr
+         << " max_rel_err=" << c.maxRelErr << "  tol: atol=" << c.atol << " rtol=" << c.rtol;
+    if (!c.pass) line << "  mismatches=" << c.mismatches << " worst element=" << c.worstIndex;
+    out << line.str() << "\n";
   }
   return all;
 }

@@ -83,5 +83,7 @@ bool compareOutputs(const Memory& reference, const Memory& got, const std::strin
 std::string renderRuntimeError(const CompiledKernel& k, const RuntimeError& e);
 
 double msSince(const std::chrono::steady_clock::time_point& start);
+// "83.5 ms", "0.31 ms": three significant digits.
+std::string formatMs(double ms);
 
 }  // namespace tl

@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
     tl::BlockRunStats stats = tl::runBlock(*k.ir, k.launch, memory);
     double ms = tl::msSince(start);
     if (!opts.quiet)
-      out << "   tl-block: " << stats.programs << " programs, " << stats.tileOps << " tile ops in " << ms
-          << " ms (compile " << k.compileMs << " ms, passes " << passMs << " ms)\n";
+      out << "   tl-block: " << stats.programs << " programs, " << stats.tileOps << " tile ops in " << tl::formatMs(ms)
+          << " (compile " << tl::formatMs(k.compileMs) << ", passes " << tl::formatMs(passMs) << ")\n";
     if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
     if (noCompare) {
       if (!opts.quiet) tl::printOutputSummary(memory, out);
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     tl::Memory refMemory = tl::Memory::fromLaunch(k.launch);
     start = std::chrono::steady_clock::now();
     tl::runScalar(*reference, k.launch, refMemory);
-    if (!opts.quiet) out << "   tl-scalar reference in " << tl::msSince(start) << " ms\n";
+    if (!opts.quiet) out << "   tl-scalar reference in " << tl::formatMs(tl::msSince(start)) << "\n";
     return tl::compareOutputs(refMemory, memory, "tl-scalar", out);
   });
 }

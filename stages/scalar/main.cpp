@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     double ms = tl::msSince(start);
     if (!opts.quiet) {
       out << "   tl-scalar: " << stats.programs << " programs, " << stats.elementOps << " element ops in "
-          << ms << " ms (compile " << k.compileMs << " ms)\n";
+          << tl::formatMs(ms) << " (compile " << tl::formatMs(k.compileMs) << ")\n";
       tl::printOutputSummary(memory, out);
     }
     if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
