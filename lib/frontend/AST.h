@@ -1,0 +1,155 @@
+// The abstract syntax tree of a .tl file: plain structs, each node with the Loc of its
+// representative token (chibicc style), so every later error can point into the source.
+//
+//   Module
+//    └ Kernel            decorators (@launch keywords with their expressions, @jit), params, body
+//       └ Stmt ...        x = e, x += e, e, for, if/elif/else, pass
+//          └ Expr ...     names, literals, unary/binary ops, calls, x.to(...), x[:, None], tuples
+//
+// The parser builds it; the launch evaluator reads the @launch expressions; semantic analysis
+// walks the kernel body. Nothing here knows about types: that is Sema's job.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/Diagnostics.h"
+#include "ir/Type.h"
+
+namespace tl::ast {
+
+enum class ExprKind {
+  Int,        // integer literal: ival
+  Float,      // float literal: fval
+  String,     // string literal: str (only meaningful in @launch, e.g. file("x.npy"))
+  Bool,       // True / False: ival is 1 / 0
+  None,       // None
+  Name,       // identifier: str
+  Unary,      // unaryOp applied to lhs
+  Binary,     // lhs binOp rhs; loc is the operator's
+  Call,       // lhs(items..., keywords...); loc is the callee's
+  Attribute,  // lhs.str (only `x.to` is meaningful); loc is the attribute name's
+  Subscript,  // lhs[items...]; loc is the '['
+  Slice,      // a bare ':' inside a subscript
+  Tuple,      // (items...)
+};
+
+enum class UnaryOp {
+  Neg,     // -x
+  Pos,     // +x
+  Invert,  // ~x
+};
+
+enum class BinOp {
+  Add, Sub, Mul, Div, FloorDiv, Mod,  // + - * / // %
+  BitAnd, BitOr, BitXor,              // & | ^
+  Lt, Le, Gt, Ge, Eq, Ne,             // < <= > >= == !=
+};
+
+const char* spelling(BinOp op);   // "+", "//", "<=" ...
+bool isComparison(BinOp op);
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+// `name=value` in a call or decorator.
+struct Keyword {
+  std::string name;
+  Loc loc;  // the name's location
+  ExprPtr value;
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::None;
+  Loc loc;
+  int64_t ival = 0;
+  double fval = 0;
+  std::string str;               // Name / Attribute / String
+  UnaryOp unaryOp = UnaryOp::Neg;
+  BinOp binOp = BinOp::Add;
+  ExprPtr lhs, rhs;              // operands; the callee of a Call; the base of Attribute/Subscript
+  std::vector<ExprPtr> items;    // Tuple elements, Call positional arguments, Subscript indices
+  std::vector<Keyword> keywords; // Call keyword arguments
+
+  const Keyword* keyword(const std::string& name) const {
+    for (const auto& k : keywords)
+      if (k.name == name) return &k;
+    return nullptr;
+  }
+};
+
+enum class StmtKind {
+  Assign,     // target = value
+  AugAssign,  // target augOp= value
+  ExprStmt,   // value (a call such as store(...))
+  For,        // for target in value: body
+  If,         // if value: body else: orelse  (elif is an If alone in orelse)
+  Pass,       // pass
+};
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+
+struct Stmt {
+  StmtKind kind = StmtKind::Pass;
+  Loc loc;              // the statement's first token
+  std::string target;   // assigned name / loop variable
+  Loc targetLoc;
+  BinOp augOp = BinOp::Add;
+  Loc opLoc;            // the `+=` of an AugAssign
+  ExprPtr value;        // right-hand side / expression / range(...) / condition
+  std::vector<StmtPtr> body;
+  std::vector<StmtPtr> orelse;
+};
+
+enum class AnnotKind {
+  None,       // `x`: pointer or scalar, decided by the launch
+  Constexpr,  // `BLOCK: constexpr`
+  Scalar,     // `n: i32`
+  Pointer,    // `x: *f32`
+};
+
+struct Param {
+  std::string name;
+  Loc loc;
+  AnnotKind annot = AnnotKind::None;
+  DType dtype = DType::F32;  // for Scalar / Pointer
+  Loc annotLoc;
+};
+
+struct Decorator {
+  std::string name;  // "launch", "jit"
+  Loc loc;           // the name after '@'
+  bool called = false;                 // written with parentheses
+  std::vector<ExprPtr> args;           // positional arguments (none are valid today)
+  std::vector<Keyword> keywords;
+};
+
+struct Kernel {
+  std::string name;
+  Loc loc;  // the name after `def`
+  std::vector<Decorator> decorators;
+  std::vector<Param> params;
+  std::vector<StmtPtr> body;
+
+  const Decorator* decorator(const std::string& n) const {
+    for (const auto& d : decorators)
+      if (d.name == n) return &d;
+    return nullptr;
+  }
+};
+
+struct Module {
+  std::vector<Kernel> kernels;
+  // The kernel a .tl file means: the first @jit function (or the first function).
+  const Kernel* mainKernel() const {
+    for (const auto& k : kernels)
+      if (k.decorator("jit")) return &k;
+    return kernels.empty() ? nullptr : &kernels.front();
+  }
+};
+
+}  // namespace tl::ast

@@ -1,0 +1,87 @@
+// Checked integer arithmetic for compile-time evaluation (constexpr folding in kernels and the
+// @launch expression language). Overflow and division by zero are reported as errors, never UB.
+//
+// `//` and `%` follow C (and Triton's runtime) semantics everywhere in tilelab: the quotient is
+// truncated toward zero and the remainder has the sign of the dividend, so a folded constant
+// always equals what the same expression computes at runtime.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "frontend/AST.h"
+
+namespace tl {
+
+// Folds `a op b` for integers. Comparisons give 0/1. Returns std::nullopt with `err` set on
+// overflow or division by zero. BinOp::Div is not handled here (it is a float division).
+inline std::optional<int64_t> foldInt(ast::BinOp op, int64_t a, int64_t b, std::string& err) {
+  using ast::BinOp;
+  int64_t r = 0;
+  switch (op) {
+    case BinOp::Add:
+      if (__builtin_add_overflow(a, b, &r)) break;
+      return r;
+    case BinOp::Sub:
+      if (__builtin_sub_overflow(a, b, &r)) break;
+      return r;
+    case BinOp::Mul:
+      if (__builtin_mul_overflow(a, b, &r)) break;
+      return r;
+    case BinOp::FloorDiv:
+    case BinOp::Mod:
+      if (b == 0) {
+        err = "integer division by zero";
+        return std::nullopt;
+      }
+      if (a == INT64_MIN && b == -1) break;
+      return op == BinOp::FloorDiv ? a / b : a % b;
+    case BinOp::BitAnd: return a & b;
+    case BinOp::BitOr: return a | b;
+    case BinOp::BitXor: return a ^ b;
+    case BinOp::Lt: return a < b;
+    case BinOp::Le: return a <= b;
+    case BinOp::Gt: return a > b;
+    case BinOp::Ge: return a >= b;
+    case BinOp::Eq: return a == b;
+    case BinOp::Ne: return a != b;
+    case BinOp::Div:
+      err = "internal: integer '/' is a float division";
+      return std::nullopt;
+  }
+  err = std::string("integer overflow in ") + std::to_string(a) + " " + ast::spelling(op) + " " +
+        std::to_string(b);
+  return std::nullopt;
+}
+
+// ceil(a / b) for b > 0 as (a + b - 1) // b, checked.
+inline std::optional<int64_t> foldCdiv(int64_t a, int64_t b, std::string& err) {
+  if (b == 0) {
+    err = "cdiv by zero";
+    return std::nullopt;
+  }
+  int64_t t = 0;
+  if (__builtin_add_overflow(a, b, &t) || __builtin_sub_overflow(t, int64_t(1), &t)) {
+    err = "integer overflow in cdiv(" + std::to_string(a) + ", " + std::to_string(b) + ")";
+    return std::nullopt;
+  }
+  return foldInt(ast::BinOp::FloorDiv, t, b, err);
+}
+
+// The smallest power of two >= x (1 for x <= 1).
+inline std::optional<int64_t> foldNextPow2(int64_t x, std::string& err) {
+  int64_t p = 1;
+  while (p < x) {
+    if (p > (INT64_MAX >> 1)) {
+      err = "next_pow2(" + std::to_string(x) + ") does not fit in 64 bits";
+      return std::nullopt;
+    }
+    p <<= 1;
+  }
+  return p;
+}
+
+inline bool fitsI32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+}  // namespace tl

@@ -1,0 +1,625 @@
+// Launch evaluation: the @launch decorator (plus `--set` overrides) -> LaunchConfig.
+//
+// Expects: a parsed kernel (syntax errors already reported). Guarantees: keywords are evaluated
+// left to right, each binding a name later keywords can use; overrides replace a keyword's
+// expression before evaluation (or are added at the front when the decorator lacks the name),
+// so everything depending on them is recomputed. Every kernel parameter ends up bound exactly
+// once (a buffer for a pointer, a value for a scalar or constexpr) or an error names it. All
+// integer arithmetic is checked; errors are located at the offending sub-expression, in the
+// kernel file or, for overrides, in the `<command line>` text.
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "frontend/AST.h"
+#include "frontend/ConstFold.h"
+#include "frontend/Frontend.h"
+#include "frontend/Lexer.h"
+#include "frontend/Parser.h"
+
+namespace tl {
+
+using namespace ast;
+
+bool parseOverride(const std::string& text, LaunchOverride& out) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  std::string name = text.substr(0, eq);
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  out.name = name;
+  out.expr = text.substr(eq + 1);
+  return true;
+}
+
+namespace {
+
+// A value of the launch expression language.
+struct LVal {
+  enum class Kind {
+    Error,   // evaluation failed (already reported): silences follow-up errors
+    Int,     // Python int
+    Float,   // Python float
+    Bool,    // True / False
+    Tuple,   // (a, b, ...)
+    Buffer,  // randn(...), zeros(...), ...: a buffer description
+    DType,   // a bare dtype name: f16
+    String,  // "path.npy"
+    None,    // None
+  };
+  Kind kind = Kind::Error;
+  int64_t i = 0;
+  double f = 0;
+  std::vector<LVal> items;
+  BufferSpec buf;
+  DType dtype = DType::F32;
+  std::string str;
+
+  static LVal integer(int64_t v) { LVal r; r.kind = Kind::Int; r.i = v; return r; }
+  static LVal real(double v) { LVal r; r.kind = Kind::Float; r.f = v; return r; }
+  bool isNumber() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
+  bool isIntLike() const { return kind == Kind::Int || kind == Kind::Bool; }
+  double asDouble() const { return kind == Kind::Float ? f : static_cast<double>(i); }
+};
+
+std::string fmtDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+const char* fillName(Fill f) {
+  switch (f) {
+    case Fill::Randn: return "randn";
+    case Fill::Uniform: return "uniform";
+    case Fill::Arange: return "arange";
+    case Fill::Full: return "full";
+    case Fill::Zeros: return "zeros";
+    case Fill::File: return "file";
+  }
+  return "?";
+}
+
+std::string show(const LVal& v) {
+  switch (v.kind) {
+    case LVal::Kind::Error: return "<error>";
+    case LVal::Kind::Int: return std::to_string(v.i);
+    case LVal::Kind::Float: return fmtDouble(v.f);
+    case LVal::Kind::Bool: return v.i ? "True" : "False";
+    case LVal::Kind::None: return "None";
+    case LVal::Kind::DType: return dtypeName(v.dtype);
+    case LVal::Kind::String: return "\"" + v.str + "\"";
+    case LVal::Kind::Tuple: {
+      std::string s = "(";
+      for (size_t k = 0; k < v.items.size(); ++k) s += (k ? ", " : "") + show(v.items[k]);
+      return s + (v.items.size() == 1 ? ",)" : ")");
+    }
+    case LVal::Kind::Buffer: {
+      std::string s = std::string(fillName(v.buf.fill)) + "(";
+      if (v.buf.fill == Fill::File) return s + "\"" + v.buf.file + "\")";
+      for (size_t k = 0; k < v.buf.shape.size(); ++k) s += (k ? "x" : "") + std::to_string(v.buf.shape[k]);
+      s += std::string(" ") + dtypeName(v.buf.dtype);
+      if (v.buf.output) s += ", output";
+      return s + ")";
+    }
+  }
+  return "?";
+}
+
+const char* kindName(const LVal& v) {
+  switch (v.kind) {
+    case LVal::Kind::Int: return "an int";
+    case LVal::Kind::Float: return "a float";
+    case LVal::Kind::Bool: return "a bool";
+    case LVal::Kind::Tuple: return "a tuple";
+    case LVal::Kind::Buffer: return "a buffer";
+    case LVal::Kind::DType: return "a dtype";
+    case LVal::Kind::String: return "a string";
+    case LVal::Kind::None: return "None";
+    case LVal::Kind::Error: return "an error";
+  }
+  return "?";
+}
+
+// The largest buffer a launch may describe (elements): keeps the CPU stages' memory bounded.
+constexpr int64_t kMaxBufferElems = int64_t(1) << 28;
+
+// One keyword to evaluate: from the decorator, or from a --set override.
+struct Entry {
+  std::string name;
+  Loc loc;                          // the keyword (or the override's name in its own text)
+  const Expr* expr = nullptr;       // nullptr when the override text failed to parse
+  const SourceFile* origin = nullptr;  // nullptr: the kernel file; else the override's text
+};
+
+class LaunchEvaluator {
+ public:
+  LaunchEvaluator(const Kernel& k, DiagEngine& diag) : kernel_(k), diag_(diag) {}
+
+  LaunchConfig run(const std::vector<LaunchOverride>& overrides) {
+    std::vector<Entry> entries;
+    const Decorator* launch = kernel_.decorator("launch");
+    if (launch) {
+      for (const auto& a : launch->args)
+        diag_.error(a->loc, "@launch takes keyword arguments only, e.g. @launch(N=1024, grid=(4,))");
+      for (const auto& kw : launch->keywords) entries.push_back({kw.name, kw.loc, kw.value.get(), nullptr});
+    }
+    // Overrides: parse each in its own "<command line>" source, then replace or prepend.
+    std::vector<Entry> front;
+    for (const auto& ov : overrides) {
+      Entry e = parseOverrideEntry(ov);
+      bool replaced = false;
+      for (auto& existing : entries)
+        if (existing.name == e.name) {
+          existing.expr = e.expr;
+          existing.origin = e.origin;
+          existing.loc = e.loc;
+          replaced = true;
+        }
+      for (auto& existing : front)
+        if (existing.name == e.name) {
+          existing = e;
+          replaced = true;
+        }
+      if (!replaced) front.push_back(e);
+    }
+    entries.insert(entries.begin(), front.begin(), front.end());
+
+    for (const auto& e : entries) evalEntry(e);
+    bindParams();
+    return std::move(cfg_);
+  }
+
+ private:
+  const Kernel& kernel_;
+  DiagEngine& diag_;
+  LaunchConfig cfg_;
+  std::map<std::string, LVal> names_;
+  std::map<std::string, Entry> boundBy_;  // name -> the entry that bound it
+  std::vector<std::shared_ptr<SourceFile>> cmdFiles_;
+  std::vector<std::vector<Token>> cmdTokens_;
+  std::vector<ExprPtr> cmdExprs_;
+  const SourceFile* origin_ = nullptr;  // where the expression being evaluated comes from
+
+  // Reports at `loc` in the current origin: the kernel file (the DiagEngine's file) or an
+  // override's text, whose location and source line are written into the message.
+  void error(Loc loc, const std::string& msg) { errorIn(origin_, loc, msg); }
+  void errorIn(const SourceFile* origin, Loc loc, const std::string& msg) {
+    if (!origin) {
+      diag_.error(loc, msg);
+      return;
+    }
+    std::string text = origin->path() + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + ": " + msg;
+    std::string_view line = origin->line(static_cast<int>(loc.line));
+    text += "\n    " + std::string(line) + "\n    " + std::string(loc.col > 0 ? loc.col - 1 : 0, ' ') + "^";
+    diag_.error(Loc{}, text);
+  }
+
+  Entry parseOverrideEntry(const LaunchOverride& ov) {
+    auto file = std::make_shared<SourceFile>("<command line>", ov.name + "=" + ov.expr);
+    cmdFiles_.push_back(file);
+    Entry e{ov.name, Loc{1, 1}, nullptr, file.get()};
+    DiagEngine local(file);
+    std::vector<Token> toks = lex(*file, local);
+    if (toks.size() < 3 || !toks[1].isOp("=")) {
+      errorIn(file.get(), Loc{1, 1}, "expected --set NAME=EXPR");
+      return e;
+    }
+    std::vector<Token> exprToks(toks.begin() + 2, toks.end());
+    ExprPtr expr = parseExpression(exprToks, local);
+    for (const auto& d : local.diagnostics())
+      if (d.severity == Severity::Error) errorIn(file.get(), d.loc, d.message);
+    if (local.hasErrors()) return e;
+    e.expr = expr.get();
+    cmdExprs_.push_back(std::move(expr));
+    return e;
+  }
+
+  void evalEntry(const Entry& e) {
+    origin_ = e.origin;
+    if (boundBy_.count(e.name) && !e.origin) {
+      error(e.loc, "'" + e.name + "' is given twice in @launch");
+      return;
+    }
+    boundBy_[e.name] = e;
+    LVal v;
+    if (e.expr) v = eval(*e.expr);
+    names_[e.name] = v;
+    if (v.kind == LVal::Kind::Error) return;
+    cfg_.names.push_back({e.name, show(v)});
+    // Keyword-level problems (a bad grid, a value that does not fit its parameter) are
+    // reported at the keyword.
+    if (e.name == "grid") setGrid(v, e.loc);
+    else if (e.name == "num_warps") setNumWarps(v, e.loc);
+  }
+
+  void setGrid(const LVal& v, Loc at) {
+    std::vector<LVal> dims = v.kind == LVal::Kind::Tuple ? v.items : std::vector<LVal>{v};
+    if (dims.empty() || dims.size() > 3) {
+      error(at, "grid must be an int or a tuple of 1 to 3 positive ints, got " + show(v));
+      return;
+    }
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (dims[k].kind != LVal::Kind::Int || dims[k].i < 1 || dims[k].i > INT32_MAX) {
+        error(at, "grid must be an int or a tuple of 1 to 3 positive ints, got " + show(v));
+        return;
+      }
+    }
+    cfg_.grid = {1, 1, 1};
+    for (size_t k = 0; k < dims.size(); ++k) cfg_.grid[k] = dims[k].i;
+  }
+
+  void setNumWarps(const LVal& v, Loc at) {
+    if (v.kind != LVal::Kind::Int || v.i < 1 || v.i > 32 || !isPowerOfTwo(v.i)) {
+      error(at, "num_warps must be a power of two from 1 to 32, got " + show(v));
+      return;
+    }
+    cfg_.numWarps = static_cast<int>(v.i);
+  }
+
+  // ---- parameter binding -------------------------------------------------------------------
+  void bindParams() {
+    for (const auto& p : kernel_.params) {
+      auto it = names_.find(p.name);
+      if (it == names_.end()) {
+        origin_ = nullptr;
+        error(p.loc, "parameter '" + p.name + "' has no value: add it to @launch or pass --set " + p.name + "=...");
+        continue;
+      }
+      const LVal& v = it->second;
+      if (v.kind == LVal::Kind::Error) continue;
+      const Entry& e = boundBy_[p.name];
+      origin_ = e.origin;
+      bindParam(p, v, e.loc);
+    }
+  }
+
+  void bindParam(const ast::Param& p, const LVal& v, Loc at) {
+    const std::string& n = p.name;
+    if (p.annot == AnnotKind::Constexpr) {
+      if (!v.isIntLike()) {
+        error(at, "constexpr parameter '" + n + "' needs an integer, got " + std::string(kindName(v)) + " (" + show(v) + ")");
+        return;
+      }
+      cfg_.constexprs[n] = v.i;
+      return;
+    }
+    if (v.kind == LVal::Kind::Buffer) {
+      if (p.annot == AnnotKind::Scalar) {
+        error(at, "'" + n + "' is a scalar parameter (" + dtypeName(p.dtype) + ") but is bound to a buffer");
+        return;
+      }
+      if (p.annot == AnnotKind::Pointer && v.buf.fill != Fill::File && v.buf.dtype != p.dtype) {
+        error(at, "buffer for '" + n + "' has dtype " + dtypeName(v.buf.dtype) + " but the parameter is *" +
+                      dtypeName(p.dtype) + ": pass dtype=" + dtypeName(p.dtype));
+        return;
+      }
+      BufferSpec b = v.buf;
+      b.param = n;
+      if (p.annot == AnnotKind::Pointer && b.fill == Fill::File) b.dtype = p.dtype;
+      b.loc = origin_ ? Loc{} : at;
+      cfg_.buffers.push_back(b);
+      return;
+    }
+    if (p.annot == AnnotKind::Pointer) {
+      error(at, "'" + n + "' is a pointer parameter (*" + std::string(dtypeName(p.dtype)) +
+                    ") and needs a buffer such as zeros((N,)), got " + kindName(v));
+      return;
+    }
+    if (!v.isNumber()) {
+      error(at, "parameter '" + n + "' needs a number or a buffer, got " + std::string(kindName(v)) + " (" + show(v) + ")");
+      return;
+    }
+    ScalarValue s;
+    if (p.annot == AnnotKind::Scalar) {
+      s.dtype = p.dtype;
+      if (isFloat(p.dtype)) {
+        s.f = v.asDouble();
+      } else if (v.kind == LVal::Kind::Float) {
+        if (!std::isfinite(v.f) || std::fabs(v.f) > 9.2e18) {
+          error(at, "value " + show(v) + " does not fit in " + dtypeName(p.dtype) + " parameter '" + n + "'");
+          return;
+        }
+        s.i = static_cast<int64_t>(v.f);  // converted: truncation toward zero
+      } else {
+        s.i = v.i;
+      }
+      if (!isFloat(p.dtype)) {
+        bool fits = p.dtype == DType::I64 || (p.dtype == DType::I32 && fitsI32(s.i)) ||
+                    (p.dtype == DType::I1 && (s.i == 0 || s.i == 1));
+        if (!fits) {
+          error(at, "value " + show(v) + " does not fit in " + dtypeName(p.dtype) + " parameter '" + n + "'");
+          return;
+        }
+      }
+    } else if (v.kind == LVal::Kind::Float) {
+      s.dtype = DType::F32;
+      s.f = v.f;
+    } else if (v.kind == LVal::Kind::Bool) {
+      s.dtype = DType::I1;
+      s.i = v.i;
+    } else {
+      s.dtype = fitsI32(v.i) ? DType::I32 : DType::I64;
+      s.i = v.i;
+    }
+    cfg_.scalars[n] = s;
+  }
+
+  // ---- expressions -------------------------------------------------------------------------
+  LVal fail(Loc loc, const std::string& msg) {
+    error(loc, msg);
+    return LVal{};
+  }
+
+  LVal eval(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Int: return LVal::integer(e.ival);
+      case ExprKind::Float: return LVal::real(e.fval);
+      case ExprKind::Bool: {
+        LVal v;
+        v.kind = LVal::Kind::Bool;
+        v.i = e.ival;
+        return v;
+      }
+      case ExprKind::None: {
+        LVal v;
+        v.kind = LVal::Kind::None;
+        return v;
+      }
+      case ExprKind::String: {
+        LVal v;
+        v.kind = LVal::Kind::String;
+        v.str = e.str;
+        return v;
+      }
+      case ExprKind::Name: return evalName(e);
+      case ExprKind::Tuple: {
+        LVal v;
+        v.kind = LVal::Kind::Tuple;
+        for (const auto& it : e.items) {
+          v.items.push_back(eval(*it));
+          if (v.items.back().kind == LVal::Kind::Error) return LVal{};
+        }
+        return v;
+      }
+      case ExprKind::Unary: return evalUnary(e);
+      case ExprKind::Binary: return evalBinary(e);
+      case ExprKind::Call: return evalCall(e);
+      case ExprKind::Attribute:
+      case ExprKind::Subscript:
+      case ExprKind::Slice:
+        return fail(e.loc, "this expression is not supported in @launch: use numbers, names, + - * / // %, tuples and calls");
+    }
+    return LVal{};
+  }
+
+  LVal evalName(const Expr& e) {
+    auto it = names_.find(e.str);
+    if (it != names_.end()) return it->second;  // an Error value stays silent
+    if (e.str == "inf") return LVal::real(INFINITY);
+    if (auto d = parseDType(e.str)) {
+      LVal v;
+      v.kind = LVal::Kind::DType;
+      v.dtype = *d;
+      return v;
+    }
+    for (const auto& p : kernel_.params)
+      if (p.name == e.str)
+        return fail(e.loc, "'" + e.str + "' is used before it is given a value: @launch keywords are evaluated left to right");
+    return fail(e.loc, "unknown name '" + e.str + "' in @launch: define it as an earlier keyword (e.g. " + e.str + "=1024)");
+  }
+
+  LVal evalUnary(const Expr& e) {
+    LVal v = eval(*e.lhs);
+    if (v.kind == LVal::Kind::Error) return v;
+    if (!v.isNumber()) return fail(e.loc, std::string("unary operator needs a number, got ") + kindName(v));
+    if (e.unaryOp == UnaryOp::Invert) return fail(e.loc, "'~' is not supported in @launch expressions");
+    if (e.unaryOp == UnaryOp::Pos) return v.kind == LVal::Kind::Bool ? LVal::integer(v.i) : v;
+    if (v.kind == LVal::Kind::Float) return LVal::real(-v.f);
+    if (v.i == INT64_MIN) return fail(e.loc, "integer overflow in negation");
+    return LVal::integer(-v.i);
+  }
+
+  LVal evalBinary(const Expr& e) {
+    LVal a = eval(*e.lhs);
+    if (a.kind == LVal::Kind::Error) return a;
+    LVal b = eval(*e.rhs);
+    if (b.kind == LVal::Kind::Error) return b;
+    BinOp op = e.binOp;
+    bool arith = op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::Div ||
+                 op == BinOp::FloorDiv || op == BinOp::Mod;
+    if (!arith)
+      return fail(e.loc, std::string("operator '") + spelling(op) + "' is not supported in @launch: use + - * / // %");
+    if (!a.isNumber() || !b.isNumber())
+      return fail(e.loc, std::string("operator '") + spelling(op) + "' needs numbers, got " + kindName(a) + " and " + kindName(b));
+    if (a.isIntLike() && b.isIntLike() && op != BinOp::Div) {
+      std::string err;
+      auto r = foldInt(op, a.i, b.i, err);
+      if (!r) return fail(e.loc, err);
+      return LVal::integer(*r);
+    }
+    double x = a.asDouble(), y = b.asDouble();
+    if ((op == BinOp::Div || op == BinOp::FloorDiv || op == BinOp::Mod) && y == 0)
+      return fail(e.loc, "division by zero");
+    switch (op) {
+      case BinOp::Add: return LVal::real(x + y);
+      case BinOp::Sub: return LVal::real(x - y);
+      case BinOp::Mul: return LVal::real(x * y);
+      case BinOp::Div: return LVal::real(x / y);
+      case BinOp::FloorDiv: return LVal::real(std::trunc(x / y));
+      case BinOp::Mod: return LVal::real(std::fmod(x, y));
+      default: return LVal{};
+    }
+  }
+
+  // ---- calls -------------------------------------------------------------------------------
+  // Binds a call's positional and keyword arguments to a signature (`required` of them first).
+  // Returns false after reporting an error. Missing optional arguments stay Kind::Error.
+  bool bindArgs(const Expr& call, const std::string& fname, const std::vector<std::string>& sig,
+                size_t required, std::vector<LVal>& out, std::vector<Loc>& locs) {
+    out.assign(sig.size(), LVal{});
+    locs.assign(sig.size(), call.loc);
+    std::vector<bool> given(sig.size(), false);
+    if (call.items.size() > sig.size()) {
+      error(call.items[sig.size()]->loc, fname + "() takes at most " + std::to_string(sig.size()) + " arguments");
+      return false;
+    }
+    for (size_t k = 0; k < call.items.size(); ++k) {
+      out[k] = eval(*call.items[k]);
+      locs[k] = call.items[k]->loc;
+      given[k] = true;
+      if (out[k].kind == LVal::Kind::Error) return false;
+    }
+    for (const auto& kw : call.keywords) {
+      size_t idx = sig.size();
+      for (size_t k = 0; k < sig.size(); ++k)
+        if (sig[k] == kw.name) idx = k;
+      if (idx == sig.size()) {
+        std::string list;
+        for (const auto& s : sig) list += (list.empty() ? "" : ", ") + s;
+        error(kw.loc, fname + "() has no argument '" + kw.name + "' (it takes " + list + ")");
+        return false;
+      }
+      if (given[idx]) {
+        error(kw.loc, fname + "() got argument '" + kw.name + "' twice");
+        return false;
+      }
+      out[idx] = eval(*kw.value);
+      locs[idx] = kw.value->loc;
+      given[idx] = true;
+      if (out[idx].kind == LVal::Kind::Error) return false;
+    }
+    for (size_t k = 0; k < required; ++k)
+      if (!given[k]) {
+        error(call.loc, fname + "() needs the argument '" + sig[k] + "'");
+        return false;
+      }
+    return true;
+  }
+
+  LVal evalCall(const Expr& e) {
+    if (e.lhs->kind != ExprKind::Name) return fail(e.loc, "only built-in functions can be called in @launch");
+    const std::string& f = e.lhs->str;
+    if (f == "cdiv" || f == "next_pow2" || f == "min" || f == "max") return evalMathCall(e, f);
+    static const std::map<std::string, std::pair<Fill, std::vector<std::string>>> kBuffers = {
+        {"randn", {Fill::Randn, {"shape", "mean", "std", "seed", "dtype", "output"}}},
+        {"uniform", {Fill::Uniform, {"shape", "lo", "hi", "seed", "dtype", "output"}}},
+        {"arange", {Fill::Arange, {"shape", "start", "step", "dtype", "output"}}},
+        {"full", {Fill::Full, {"shape", "value", "dtype", "output"}}},
+        {"zeros", {Fill::Zeros, {"shape", "dtype", "output"}}},
+        {"file", {Fill::File, {"path", "output"}}},
+    };
+    auto it = kBuffers.find(f);
+    if (it == kBuffers.end())
+      return fail(e.loc, "unknown function '" + f + "' in @launch (known: cdiv, next_pow2, min, max, randn, uniform, arange, full, zeros, file)");
+    const auto& [fill, sig] = it->second;
+    std::vector<LVal> args;
+    std::vector<Loc> locs;
+    size_t required = fill == Fill::Full ? 2 : 1;
+    if (!bindArgs(e, f, sig, required, args, locs)) return LVal{};
+    LVal out;
+    out.kind = LVal::Kind::Buffer;
+    BufferSpec& b = out.buf;
+    b.fill = fill;
+    b.loc = e.loc;
+    // Defaults per fill: a/b are (mean, std), (lo, hi), (start, step) or (value, -).
+    b.a = 0;
+    b.b = fill == Fill::Arange || fill == Fill::Randn || fill == Fill::Uniform ? 1 : 0;
+    for (size_t k = 0; k < sig.size(); ++k) {
+      const LVal& v = args[k];
+      if (v.kind == LVal::Kind::Error) continue;  // not given
+      const std::string& name = sig[k];
+      if (name == "shape") {
+        if (!toShape(v, locs[k], b.shape)) return LVal{};
+      } else if (name == "path") {
+        if (v.kind != LVal::Kind::String) return fail(locs[k], "file() needs a path string, e.g. file(\"x.npy\")");
+        b.file = v.str;
+      } else if (name == "dtype") {
+        if (v.kind != LVal::Kind::DType) return fail(locs[k], "dtype must be a dtype name such as f32 or f16, got " + show(v));
+        b.dtype = v.dtype;
+      } else if (name == "output") {
+        if (!v.isIntLike()) return fail(locs[k], "output must be True or False, got " + show(v));
+        b.output = v.i != 0;
+      } else if (name == "seed") {
+        if (!v.isIntLike() || v.i < 0) return fail(locs[k], "seed must be a non-negative int, got " + show(v));
+        b.seed = static_cast<uint64_t>(v.i);
+      } else {
+        if (!v.isNumber()) return fail(locs[k], f + "() argument '" + name + "' must be a number, got " + show(v));
+        bool first = name == "mean" || name == "lo" || name == "start" || name == "value";
+        (first ? b.a : b.b) = v.asDouble();
+      }
+    }
+    if (fill == Fill::Uniform && !(b.a < b.b)) return fail(e.loc, "uniform() needs lo < hi");
+    if (fill == Fill::Randn && b.b < 0) return fail(e.loc, "randn() needs std >= 0");
+    return out;
+  }
+
+  bool toShape(const LVal& v, Loc loc, Shape& shape) {
+    std::vector<LVal> dims = v.kind == LVal::Kind::Tuple ? v.items : std::vector<LVal>{v};
+    if (dims.empty()) {
+      error(loc, "a buffer shape needs at least one dimension");
+      return false;
+    }
+    int64_t total = 1;
+    for (const auto& d : dims) {
+      if (d.kind != LVal::Kind::Int || d.i < 1) {
+        error(loc, "a buffer shape must be a positive int or a tuple of positive ints, got " + show(v));
+        return false;
+      }
+      if (d.i > kMaxBufferElems || total * d.i > kMaxBufferElems) {
+        error(loc, "buffer of shape " + show(v) + " is too large (at most " + std::to_string(kMaxBufferElems) + " elements)");
+        return false;
+      }
+      total *= d.i;
+      shape.push_back(d.i);
+    }
+    return true;
+  }
+
+  LVal evalMathCall(const Expr& e, const std::string& f) {
+    if (!e.keywords.empty()) return fail(e.keywords[0].loc, f + "() takes no keyword arguments");
+    size_t want = f == "next_pow2" ? 1 : 2;
+    if (e.items.size() != want && !((f == "min" || f == "max") && e.items.size() >= 2))
+      return fail(e.loc, f + "() takes " + std::to_string(want) + (want == 1 ? " argument" : " arguments"));
+    std::vector<LVal> args;
+    for (const auto& a : e.items) {
+      args.push_back(eval(*a));
+      if (args.back().kind == LVal::Kind::Error) return LVal{};
+      if (!args.back().isNumber()) return fail(a->loc, f + "() needs numbers, got " + kindName(args.back()));
+    }
+    std::string err;
+    if (f == "next_pow2" || f == "cdiv") {
+      for (size_t k = 0; k < args.size(); ++k)
+        if (!args[k].isIntLike()) return fail(e.items[k]->loc, f + "() needs integers, got " + show(args[k]));
+      auto r = f == "cdiv" ? foldCdiv(args[0].i, args[1].i, err) : foldNextPow2(args[0].i, err);
+      if (!r) return fail(e.loc, err);
+      return LVal::integer(*r);
+    }
+    LVal best = args[0];
+    for (size_t k = 1; k < args.size(); ++k) {
+      bool less = args[k].asDouble() < best.asDouble();
+      if (f == "min" ? less : args[k].asDouble() > best.asDouble()) best = args[k];
+    }
+    if (best.kind == LVal::Kind::Bool) best.kind = LVal::Kind::Int;
+    return best;
+  }
+};
+
+}  // namespace
+
+LaunchConfig evalLaunch(const ParsedKernel& kernel, const std::vector<LaunchOverride>& overrides,
+                        DiagEngine& diag) {
+  const Kernel* k = kernel.module ? kernel.module->mainKernel() : nullptr;
+  if (!k) {
+    diag.error(Loc{}, "no kernel to launch: the file has no '@jit def ...'");
+    return LaunchConfig{};
+  }
+  return LaunchEvaluator(*k, diag).run(overrides);
+}
+
+}  // namespace tl

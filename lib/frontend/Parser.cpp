@@ -1,0 +1,647 @@
+// The recursive-descent parser (contract in Parser.h). Each parse function is named after the
+// grammar rule it implements and carries that rule in a comment.
+//
+// Error handling: a function that finds a syntax error reports it and throws SyntaxError; the
+// statement loop catches it and skips to the next statement (synchronize()).
+#include "frontend/Parser.h"
+
+#include <string>
+
+namespace tl {
+
+using namespace ast;
+
+const char* ast::spelling(BinOp op) {
+  switch (op) {
+    case BinOp::Add: return "+";
+    case BinOp::Sub: return "-";
+    case BinOp::Mul: return "*";
+    case BinOp::Div: return "/";
+    case BinOp::FloorDiv: return "//";
+    case BinOp::Mod: return "%";
+    case BinOp::BitAnd: return "&";
+    case BinOp::BitOr: return "|";
+    case BinOp::BitXor: return "^";
+    case BinOp::Lt: return "<";
+    case BinOp::Le: return "<=";
+    case BinOp::Gt: return ">";
+    case BinOp::Ge: return ">=";
+    case BinOp::Eq: return "==";
+    case BinOp::Ne: return "!=";
+  }
+  return "?";
+}
+
+bool ast::isComparison(BinOp op) {
+  return op == BinOp::Lt || op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge ||
+         op == BinOp::Eq || op == BinOp::Ne;
+}
+
+namespace {
+
+struct SyntaxError {};  // thrown after the error was reported; caught at statement level
+
+// Python keywords the language does not have, with what to write instead.
+const char* unsupportedKeywordHint(const std::string& kw) {
+  if (kw == "and") return "'and' is not supported: combine i1 values with '&', e.g. (a < b) & (c < d)";
+  if (kw == "or") return "'or' is not supported: combine i1 values with '|', e.g. (a < b) | (c < d)";
+  if (kw == "not") return "'not' is not supported: use '~' on i1 values, or compare with == 0";
+  if (kw == "while") return "'while' loops are not supported: use 'for i in range(...)'";
+  if (kw == "return") return "'return' is not supported: a kernel writes its results with store(...)";
+  if (kw == "import" || kw == "from") return "imports are not needed: built-ins like load and exp are always available";
+  if (kw == "break" || kw == "continue") return "'break' and 'continue' are not supported: use a mask or an 'if' instead";
+  return nullptr;
+}
+
+class Parser {
+ public:
+  Parser(const std::vector<Token>& toks, DiagEngine& diag) : toks_(toks), diag_(diag) {}
+
+  // module := { NEWLINE | kernel } End
+  std::unique_ptr<Module> module() {
+    auto m = std::make_unique<Module>();
+    while (!peek().is(TokKind::End)) {
+      if (peek().is(TokKind::Newline)) {
+        next();
+        continue;
+      }
+      if (peek().isOp("@") || peek().isKeyword("def")) {
+        size_t start = pos_;
+        try {
+          m->kernels.push_back(kernel());
+        } catch (SyntaxError&) {
+          synchronize(start);
+        }
+        continue;
+      }
+      error(peek(), "expected a kernel definition ('@jit' then 'def name(...):'), got " + describe(peek()));
+      size_t start = pos_;
+      synchronize(start);
+    }
+    return m;
+  }
+
+  // standalone := expr [NEWLINE] End
+  ExprPtr standaloneExpr() {
+    try {
+      ExprPtr e = expr();
+      while (peek().is(TokKind::Newline)) next();
+      if (!peek().is(TokKind::End)) error(peek(), "unexpected " + describe(peek()) + " after the expression");
+      return e;
+    } catch (SyntaxError&) {
+      return nullptr;
+    }
+  }
+
+ private:
+  const std::vector<Token>& toks_;
+  DiagEngine& diag_;
+  size_t pos_ = 0;
+  int depth_ = 0;  // expression nesting, bounded so hostile input cannot overflow the stack
+  static constexpr int kMaxDepth = 200;
+
+  const Token& peek(size_t k = 0) const {
+    size_t i = pos_ + k;
+    return i < toks_.size() ? toks_[i] : toks_.back();
+  }
+  const Token& next() {
+    const Token& t = peek();
+    if (pos_ + 1 < toks_.size()) ++pos_;
+    return t;
+  }
+  bool acceptOp(const char* s) {
+    if (!peek().isOp(s)) return false;
+    next();
+    return true;
+  }
+  [[noreturn]] void fail(const Token& t, const std::string& msg) {
+    error(t, msg);
+    throw SyntaxError{};
+  }
+  void error(const Token& t, const std::string& msg) { diag_.error(t.loc, msg); }
+  const Token& expectOp(const char* s, const char* context) {
+    if (!peek().isOp(s)) fail(peek(), std::string("expected '") + s + "' " + context + ", got " + describe(peek()));
+    return next();
+  }
+  const Token& expectName(const char* what) {
+    if (!peek().is(TokKind::Name)) {
+      if (peek().is(TokKind::Keyword))
+        fail(peek(), "'" + peek().text + "' is a reserved word and cannot be used as " + what);
+      fail(peek(), std::string("expected ") + what + ", got " + describe(peek()));
+    }
+    return next();
+  }
+  void expectNewline() {
+    if (peek().is(TokKind::Newline)) {
+      next();
+      return;
+    }
+    if (peek().is(TokKind::Dedent) || peek().is(TokKind::End)) return;
+    fail(peek(), "expected end of line, got " + describe(peek()));
+  }
+
+  // Error recovery: skip to the end of the current statement. If an indented block follows
+  // (the body of a broken `for ...:` header), skip it too. Always makes progress.
+  void synchronize(size_t start) {
+    if (pos_ == start && !peek().is(TokKind::End) && !peek().is(TokKind::Dedent) &&
+        !peek().is(TokKind::Newline) && !peek().is(TokKind::Indent))
+      next();
+    while (!peek().is(TokKind::End)) {
+      if (peek().is(TokKind::Dedent)) {
+        if (pos_ == start) next();  // a stray dedent at top level
+        return;
+      }
+      if (peek().is(TokKind::Indent)) {
+        skipBlock();
+        return;
+      }
+      if (peek().is(TokKind::Newline)) {
+        next();
+        if (peek().is(TokKind::Indent)) skipBlock();
+        return;
+      }
+      next();
+    }
+  }
+  void skipBlock() {
+    int level = 0;
+    do {
+      if (peek().is(TokKind::Indent)) ++level;
+      if (peek().is(TokKind::Dedent)) --level;
+      next();
+    } while (level > 0 && !peek().is(TokKind::End));
+  }
+
+  // kernel := { decorator } "def" NAME "(" [ param { "," param } [","] ] ")" ":" block
+  Kernel kernel() {
+    Kernel k;
+    while (peek().isOp("@")) k.decorators.push_back(decorator());
+    if (!peek().isKeyword("def")) fail(peek(), "expected 'def' after the decorators, got " + describe(peek()));
+    next();
+    const Token& name = expectName("a kernel name");
+    k.name = name.text;
+    k.loc = name.loc;
+    expectOp("(", "after the kernel name");
+    while (!peek().isOp(")")) {
+      k.params.push_back(param());
+      if (!acceptOp(",")) break;
+    }
+    expectOp(")", "to close the parameter list");
+    if (peek().isOp("->")) fail(peek(), "kernels return nothing: remove the '->' annotation");
+    expectOp(":", "after the parameter list");
+    k.body = block();
+    for (size_t i = 0; i < k.params.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (k.params[i].name == k.params[j].name)
+          diag_.error(k.params[i].loc, "duplicate parameter '" + k.params[i].name + "'");
+    return k;
+  }
+
+  // decorator := "@" NAME [ "(" [ arguments ] ")" ] NEWLINE
+  Decorator decorator() {
+    expectOp("@", "");
+    const Token& name = expectName("a decorator name");
+    Decorator d;
+    d.name = name.text;
+    d.loc = name.loc;
+    if (d.name != "jit" && d.name != "launch")
+      error(name, "unknown decorator '@" + d.name + "': only @launch(...) and @jit are supported");
+    if (acceptOp("(")) {
+      d.called = true;
+      arguments(d.args, d.keywords, ")");
+      expectOp(")", "to close the decorator's arguments");
+    }
+    if (!peek().is(TokKind::Newline)) fail(peek(), "expected end of line after the decorator, got " + describe(peek()));
+    next();
+    return d;
+  }
+
+  // param := NAME [ ":" annotation ]
+  // annotation := "constexpr" | "*" NAME | NAME
+  Param param() {
+    const Token& name = expectName("a parameter name");
+    Param p;
+    p.name = name.text;
+    p.loc = name.loc;
+    if (!acceptOp(":")) return p;
+    p.annotLoc = peek().loc;
+    bool isPtr = acceptOp("*");
+    const Token& t = expectName("a type annotation (constexpr, a dtype such as i32, or *f32)");
+    if (!isPtr && (t.text == "constexpr" || t.text == "tl.constexpr")) {
+      p.annot = AnnotKind::Constexpr;
+      return p;
+    }
+    auto d = parseDType(t.text);
+    if (!d) {
+      error(t, "unknown type annotation '" + t.text + "': use constexpr, a dtype (i1, i32, i64, f16, bf16, f32) or a pointer such as *f32");
+      return p;
+    }
+    p.annot = isPtr ? AnnotKind::Pointer : AnnotKind::Scalar;
+    p.dtype = *d;
+    return p;
+  }
+
+  // block := NEWLINE INDENT statement { statement } DEDENT | simple_stmt NEWLINE
+  std::vector<StmtPtr> block() {
+    std::vector<StmtPtr> body;
+    if (!peek().is(TokKind::Newline)) {  // `if c: x = 1` on one line
+      size_t start = pos_;
+      try {
+        body.push_back(simpleStatement());
+        expectNewline();
+      } catch (SyntaxError&) {
+        synchronize(start);
+      }
+      return body;
+    }
+    next();
+    if (!peek().is(TokKind::Indent)) fail(peek(), "expected an indented block");
+    next();
+    while (!peek().is(TokKind::Dedent) && !peek().is(TokKind::End)) {
+      size_t start = pos_;
+      try {
+        body.push_back(statement());
+      } catch (SyntaxError&) {
+        synchronize(start);
+      }
+    }
+    if (peek().is(TokKind::Dedent)) next();
+    return body;
+  }
+
+  // statement := for_stmt | if_stmt | simple_stmt NEWLINE
+  StmtPtr statement() {
+    const Token& t = peek();
+    if (t.is(TokKind::Indent)) fail(t, "unexpected indentation");
+    if (t.isKeyword("for")) return forStatement();
+    if (t.isKeyword("if")) return ifStatement();
+    if (t.isKeyword("elif") || t.isKeyword("else")) fail(t, "'" + t.text + "' without a matching 'if'");
+    if (t.isKeyword("def")) fail(t, "nested functions are not supported");
+    StmtPtr s = simpleStatement();
+    expectNewline();
+    return s;
+  }
+
+  // simple_stmt := "pass" | NAME "=" expr | NAME augop expr | expr
+  // augop := "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "&=" | "|=" | "^="
+  StmtPtr simpleStatement() {
+    auto s = std::make_unique<Stmt>();
+    const Token& t = peek();
+    s->loc = t.loc;
+    if (t.is(TokKind::Keyword)) {
+      if (t.isKeyword("pass")) {
+        next();
+        s->kind = StmtKind::Pass;
+        return s;
+      }
+      if (const char* hint = unsupportedKeywordHint(t.text)) fail(t, hint);
+    }
+    if (t.is(TokKind::Name) && peek(1).is(TokKind::Op)) {
+      static const std::pair<const char*, BinOp> kAug[] = {
+          {"+=", BinOp::Add}, {"-=", BinOp::Sub}, {"*=", BinOp::Mul}, {"/=", BinOp::Div},
+          {"//=", BinOp::FloorDiv}, {"%=", BinOp::Mod}, {"&=", BinOp::BitAnd}, {"|=", BinOp::BitOr},
+          {"^=", BinOp::BitXor}};
+      const Token& op = peek(1);
+      if (op.text == "=") {
+        s->kind = StmtKind::Assign;
+        s->target = t.text;
+        s->targetLoc = t.loc;
+        next();
+        next();
+        s->value = expr();
+        if (peek().isOp("=")) fail(peek(), "chained assignment (a = b = c) is not supported");
+        return s;
+      }
+      for (const auto& [sp, bop] : kAug) {
+        if (op.text == sp) {
+          s->kind = StmtKind::AugAssign;
+          s->target = t.text;
+          s->targetLoc = t.loc;
+          s->augOp = bop;
+          s->opLoc = op.loc;
+          next();
+          next();
+          s->value = expr();
+          return s;
+        }
+      }
+      if (op.text == "<<=" || op.text == ">>=") fail(op, "shift operators are not supported");
+    }
+    s->kind = StmtKind::ExprStmt;
+    s->value = expr();
+    if (peek().isOp("=")) fail(peek(), "only a plain variable name can be assigned to (no tuples, subscripts or attributes)");
+    if (peek().isOp(",")) fail(peek(), "tuple assignment is not supported: assign one variable per line");
+    return s;
+  }
+
+  // for_stmt := "for" NAME "in" expr ":" block
+  StmtPtr forStatement() {
+    auto s = std::make_unique<Stmt>();
+    s->kind = StmtKind::For;
+    s->loc = next().loc;
+    const Token& v = expectName("a loop variable");
+    s->target = v.text;
+    s->targetLoc = v.loc;
+    if (!peek().isKeyword("in")) fail(peek(), "expected 'in' after the loop variable, got " + describe(peek()));
+    next();
+    s->value = expr();
+    expectOp(":", "at the end of the 'for' line");
+    s->body = block();
+    return s;
+  }
+
+  // if_stmt := "if" expr ":" block { "elif" expr ":" block } [ "else" ":" block ]
+  // (an elif becomes an If statement alone in the orelse list of the one before it)
+  StmtPtr ifStatement() {
+    auto s = std::make_unique<Stmt>();
+    s->kind = StmtKind::If;
+    s->loc = next().loc;
+    s->value = expr();
+    expectOp(":", "at the end of the 'if' line");
+    s->body = block();
+    if (peek().isKeyword("elif")) {
+      s->orelse.push_back(ifStatement());
+    } else if (peek().isKeyword("else")) {
+      next();
+      expectOp(":", "after 'else'");
+      s->orelse = block();
+    }
+    return s;
+  }
+
+  // arguments := argument { "," argument } [","]
+  // argument  := [ NAME "=" ] expr
+  void arguments(std::vector<ExprPtr>& args, std::vector<Keyword>& kws, const char* close) {
+    while (!peek().isOp(close)) {
+      if (peek().is(TokKind::Name) && peek(1).isOp("=")) {
+        Keyword k;
+        k.name = peek().text;
+        k.loc = peek().loc;
+        for (const auto& other : kws)
+          if (other.name == k.name) error(peek(), "keyword argument '" + k.name + "' given twice");
+        next();
+        next();
+        k.value = expr();
+        kws.push_back(std::move(k));
+      } else {
+        if (!kws.empty()) fail(peek(), "positional argument after keyword arguments");
+        args.push_back(expr());
+      }
+      if (!acceptOp(",")) break;
+    }
+  }
+
+  struct DepthGuard {
+    Parser& p;
+    DepthGuard(Parser& parser, const Token& t) : p(parser) {
+      if (++p.depth_ > kMaxDepth) {
+        --p.depth_;
+        p.fail(t, "expression nested too deeply");
+      }
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+
+  static ExprPtr makeBinary(BinOp op, Loc loc, ExprPtr l, ExprPtr r) {
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::Binary;
+    e->binOp = op;
+    e->loc = loc;
+    e->lhs = std::move(l);
+    e->rhs = std::move(r);
+    return e;
+  }
+
+  // expr     := xor_expr { "|" xor_expr }
+  ExprPtr expr() {
+    DepthGuard g(*this, peek());
+    ExprPtr e = xorExpr();
+    while (peek().isOp("|")) {
+      Loc l = next().loc;
+      e = makeBinary(BinOp::BitOr, l, std::move(e), xorExpr());
+    }
+    return e;
+  }
+
+  // xor_expr := and_expr { "^" and_expr }
+  ExprPtr xorExpr() {
+    ExprPtr e = andExpr();
+    while (peek().isOp("^")) {
+      Loc l = next().loc;
+      e = makeBinary(BinOp::BitXor, l, std::move(e), andExpr());
+    }
+    return e;
+  }
+
+  // and_expr := comparison { "&" comparison }
+  ExprPtr andExpr() {
+    ExprPtr e = comparison();
+    while (peek().isOp("&")) {
+      Loc l = next().loc;
+      e = makeBinary(BinOp::BitAnd, l, std::move(e), comparison());
+    }
+    return e;
+  }
+
+  // comparison := sum [ ("<" | "<=" | ">" | ">=" | "==" | "!=") sum ]
+  ExprPtr comparison() {
+    static const std::pair<const char*, BinOp> kCmp[] = {{"<", BinOp::Lt}, {"<=", BinOp::Le},
+                                                         {">", BinOp::Gt}, {">=", BinOp::Ge},
+                                                         {"==", BinOp::Eq}, {"!=", BinOp::Ne}};
+    ExprPtr e = sum();
+    for (const auto& [sp, op] : kCmp) {
+      if (peek().isOp(sp)) {
+        Loc l = next().loc;
+        e = makeBinary(op, l, std::move(e), sum());
+        for (const auto& [sp2, op2] : kCmp)
+          if (peek().isOp(sp2))
+            fail(peek(), "chained comparisons are not supported: write (a < b) & (b < c)");
+        break;
+      }
+    }
+    if (peek().isKeyword("in") || peek().isKeyword("is") || peek().isKeyword("not"))
+      fail(peek(), "'" + peek().text + "' is not supported in expressions");
+    if (peek().isKeyword("and") || peek().isKeyword("or")) fail(peek(), unsupportedKeywordHint(peek().text));
+    return e;
+  }
+
+  // sum := term { ("+" | "-") term }
+  ExprPtr sum() {
+    ExprPtr e = term();
+    while (peek().isOp("+") || peek().isOp("-")) {
+      BinOp op = peek().text == "+" ? BinOp::Add : BinOp::Sub;
+      Loc l = next().loc;
+      e = makeBinary(op, l, std::move(e), term());
+    }
+    return e;
+  }
+
+  // term := unary { ("*" | "/" | "//" | "%") unary }
+  ExprPtr term() {
+    ExprPtr e = unary();
+    while (true) {
+      BinOp op;
+      if (peek().isOp("*")) op = BinOp::Mul;
+      else if (peek().isOp("/")) op = BinOp::Div;
+      else if (peek().isOp("//")) op = BinOp::FloorDiv;
+      else if (peek().isOp("%")) op = BinOp::Mod;
+      else if (peek().isOp("@")) fail(peek(), "'@' (matrix multiply) is not supported: use dot(a, b)");
+      else if (peek().isOp("<<") || peek().isOp(">>")) fail(peek(), "shift operators are not supported");
+      else break;
+      Loc l = next().loc;
+      e = makeBinary(op, l, std::move(e), unary());
+    }
+    return e;
+  }
+
+  // unary := ("-" | "+" | "~") unary | postfix
+  ExprPtr unary() {
+    DepthGuard g(*this, peek());
+    if (peek().isOp("-") || peek().isOp("+") || peek().isOp("~")) {
+      auto e = std::make_unique<Expr>();
+      e->kind = ExprKind::Unary;
+      e->unaryOp = peek().text == "-" ? UnaryOp::Neg : peek().text == "+" ? UnaryOp::Pos : UnaryOp::Invert;
+      e->loc = next().loc;
+      e->lhs = unary();
+      return e;
+    }
+    if (peek().isKeyword("not")) fail(peek(), unsupportedKeywordHint("not"));
+    return postfix();
+  }
+
+  // postfix := atom { "(" [ arguments ] ")" | "[" subscript { "," subscript } "]" | "." NAME }
+  ExprPtr postfix() {
+    ExprPtr e = atom();
+    while (true) {
+      if (peek().isOp("(")) {
+        auto call = std::make_unique<Expr>();
+        call->kind = ExprKind::Call;
+        call->loc = e->loc;
+        next();
+        arguments(call->items, call->keywords, ")");
+        expectOp(")", "to close the call's arguments");
+        call->lhs = std::move(e);
+        e = std::move(call);
+      } else if (peek().isOp("[")) {
+        auto sub = std::make_unique<Expr>();
+        sub->kind = ExprKind::Subscript;
+        sub->loc = next().loc;
+        do {
+          if (peek().isOp("]")) break;
+          sub->items.push_back(subscript());
+        } while (acceptOp(","));
+        expectOp("]", "to close the subscript");
+        if (sub->items.empty()) fail(peek(), "empty subscript: write x[:, None] or x[None, :]");
+        sub->lhs = std::move(e);
+        e = std::move(sub);
+      } else if (peek().isOp(".")) {
+        next();
+        const Token& n = expectName("an attribute name after '.'");
+        auto attr = std::make_unique<Expr>();
+        attr->kind = ExprKind::Attribute;
+        attr->loc = n.loc;
+        attr->str = n.text;
+        attr->lhs = std::move(e);
+        e = std::move(attr);
+      } else {
+        return e;
+      }
+    }
+  }
+
+  // subscript := ":" | expr
+  ExprPtr subscript() {
+    if (peek().isOp(":")) {
+      auto e = std::make_unique<Expr>();
+      e->kind = ExprKind::Slice;
+      e->loc = next().loc;
+      if (!peek().isOp(",") && !peek().isOp("]"))
+        fail(peek(), "only a bare ':' is supported in subscripts (no slices with bounds)");
+      return e;
+    }
+    return expr();
+  }
+
+  // atom := NAME | INT | FLOAT | STRING | "True" | "False" | "None"
+  //       | "(" [ expr { "," expr } [","] ] ")"
+  ExprPtr atom() {
+    const Token& t = peek();
+    auto e = std::make_unique<Expr>();
+    e->loc = t.loc;
+    switch (t.kind) {
+      case TokKind::Name:
+        e->kind = ExprKind::Name;
+        e->str = t.text;
+        next();
+        return e;
+      case TokKind::Int:
+        e->kind = ExprKind::Int;
+        e->ival = t.ival;
+        next();
+        return e;
+      case TokKind::Float:
+        e->kind = ExprKind::Float;
+        e->fval = t.fval;
+        next();
+        return e;
+      case TokKind::String:
+        e->kind = ExprKind::String;
+        e->str = t.text;
+        next();
+        return e;
+      case TokKind::Keyword:
+        if (t.text == "True" || t.text == "False") {
+          e->kind = ExprKind::Bool;
+          e->ival = t.text == "True";
+          next();
+          return e;
+        }
+        if (t.text == "None") {
+          e->kind = ExprKind::None;
+          next();
+          return e;
+        }
+        if (const char* hint = unsupportedKeywordHint(t.text)) fail(t, hint);
+        fail(t, "expected an expression, got the keyword '" + t.text + "'");
+      case TokKind::Op:
+        if (t.text == "(") {
+          next();
+          if (acceptOp(")")) {
+            e->kind = ExprKind::Tuple;
+            return e;
+          }
+          ExprPtr first = expr();
+          if (!peek().isOp(",")) {
+            expectOp(")", "to close the parenthesis");
+            return first;
+          }
+          e->kind = ExprKind::Tuple;
+          e->items.push_back(std::move(first));
+          while (acceptOp(",")) {
+            if (peek().isOp(")")) break;
+            e->items.push_back(expr());
+          }
+          expectOp(")", "to close the tuple");
+          return e;
+        }
+        if (t.text == "[") fail(t, "lists are not supported: use a tuple (a, b)");
+        fail(t, "expected an expression, got " + describe(t));
+      default:
+        fail(t, "expected an expression, got " + describe(t));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Module> parseModule(const std::vector<Token>& tokens, DiagEngine& diag) {
+  if (tokens.empty()) return std::make_unique<Module>();
+  return Parser(tokens, diag).module();
+}
+
+ExprPtr parseExpression(const std::vector<Token>& tokens, DiagEngine& diag) {
+  if (tokens.empty()) return nullptr;
+  return Parser(tokens, diag).standaloneExpr();
+}
+
+}  // namespace tl

@@ -1,0 +1,176 @@
+// Semantic analysis + IR generation (internal to the front end; the public entry point is
+// compileKernel() in Frontend.h).
+//
+// Sema walks a kernel's AST with an environment of Python-level values (PyVal): compile-time
+// constants (constexpr ints, weak literals, dtypes, tuples) are folded, everything else is an IR
+// Value built through tl::Builder. Each op carries the Loc of the source expression that caused
+// it. Promotion, broadcasting and conversions are made explicit (convert / splat / broadcast /
+// expand_dims ops), so the block IR never relies on implicit rules.
+//
+// Expects: a parsed kernel and a Specialization giving every runtime parameter a type and every
+// constexpr a value. Guarantees: either a Function that passes verifyFunction(), or nullptr with
+// located errors in the DiagEngine. After an error, the offending value becomes "poison", which
+// silences follow-up errors that depend on it, so several independent errors are reported.
+//
+// The code is split by topic: SemaExpr.cpp (operators, promotion, broadcasting),
+// SemaBuiltins.cpp (load, store, reductions, dot, ...), SemaStmt.cpp (statements, for/if,
+// compileKernel).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/AST.h"
+#include "frontend/Frontend.h"
+#include "ir/Builder.h"
+
+namespace tl {
+
+// A Python-level value during analysis.
+struct PyVal {
+  enum class Kind {
+    Poison,  // the result of an error: every use is silently poison too
+    Int,     // compile-time integer (constexpr parameter, int literal, folded expression): weak
+    Float,   // compile-time float (float literal, inf): weak
+    Bool,    // True / False, or a folded comparison
+    Value,   // an IR value (scalar or tile, maybe a pointer)
+    DType,   // a dtype name such as f16
+    None,    // None
+    Tuple,   // (a, b): shapes
+    String,  // a string literal (no use in kernels)
+  };
+  Kind kind = Kind::Poison;
+  int64_t i = 0;
+  double f = 0;
+  Value* v = nullptr;
+  DType dtype = DType::F32;
+  std::vector<PyVal> items;
+
+  static PyVal poison() { return PyVal{}; }
+  static PyVal integer(int64_t x) { PyVal p; p.kind = Kind::Int; p.i = x; return p; }
+  static PyVal real(double x) { PyVal p; p.kind = Kind::Float; p.f = x; return p; }
+  static PyVal boolean(bool b) { PyVal p; p.kind = Kind::Bool; p.i = b; return p; }
+  static PyVal value(Value* x) { PyVal p; p.kind = x ? Kind::Value : Kind::Poison; p.v = x; return p; }
+  static PyVal dtypeVal(DType d) { PyVal p; p.kind = Kind::DType; p.dtype = d; return p; }
+  static PyVal none() { PyVal p; p.kind = Kind::None; return p; }
+
+  bool isPoison() const { return kind == Kind::Poison; }
+  bool isConst() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
+  bool isIntConst() const { return kind == Kind::Int || kind == Kind::Bool; }
+  bool isValue() const { return kind == Kind::Value; }
+  double asDouble() const { return kind == Kind::Float ? f : static_cast<double>(i); }
+};
+
+bool sameVal(const PyVal& a, const PyVal& b);
+
+// A variable: its value and where it was last assigned.
+struct Binding {
+  PyVal val;
+  Loc loc;
+};
+using Env = std::map<std::string, Binding>;
+
+// The largest tile (elements) a kernel may build: keeps the interpreters' memory bounded.
+constexpr int64_t kMaxTileElems = int64_t(1) << 20;
+
+class Sema {
+ public:
+  Sema(const ParsedKernel& pk, const Specialization& spec, DiagEngine& diag)
+      : pk_(pk), spec_(spec), diag_(diag) {}
+  std::unique_ptr<Function> run();
+
+ private:
+  const ParsedKernel& pk_;
+  const Specialization& spec_;
+  DiagEngine& diag_;
+  Builder b_;
+  std::unique_ptr<Function> fn_;
+  Env env_;
+  std::map<std::string, std::string> scopeNotes_;  // why a name is not visible here any more
+  std::set<const Value*> paramValues_;             // the runtime parameters' values
+
+  // ---- SemaExpr.cpp: expressions --------------------------------------------------------
+ public:
+  PyVal eval(const ast::Expr& e);
+  PyVal binary(ast::BinOp op, const PyVal& a, const PyVal& b, Loc opLoc);
+
+ private:
+  PyVal evalName(const ast::Expr& e);
+  PyVal evalUnary(const ast::Expr& e);
+  PyVal evalSubscript(const ast::Expr& e);
+  PyVal foldBinary(ast::BinOp op, const PyVal& a, const PyVal& b, Loc opLoc);
+  PyVal pointerArith(ast::BinOp op, const PyVal& a, const PyVal& b, Loc opLoc);
+
+  // Typing helpers.
+  Builder& at(Loc loc) {
+    b_.setLoc(loc);
+    return b_;
+  }
+  void error(Loc loc, const std::string& msg) { diag_.error(loc, msg); }
+  PyVal fail(Loc loc, const std::string& msg) {
+    error(loc, msg);
+    return PyVal::poison();
+  }
+  static DType promote(DType a, DType b);
+  static DType weakDType(const PyVal& c);                 // a constant's dtype on its own
+  static DType withWeak(DType typed, const PyVal& c);     // a constant next to a typed operand
+  Value* materialize(const PyVal& c, DType dt, const Shape& shape, Loc loc);
+  Value* toValue(const PyVal& p, Loc loc);                // constant -> its default dtype
+  Value* convert(Value* v, DType dt, Loc loc);
+  std::optional<Shape> broadcastShape(const Shape& a, const Shape& b) const;
+  Value* broadcastTo(Value* v, const Shape& shape, Loc loc);
+  bool checkTileSize(const Shape& s, Loc loc);
+  // Brings two operands to one dtype (promotion) and one shape (broadcasting).
+  bool unify(const PyVal& a, const PyVal& b, Loc loc, Value*& va, Value*& vb);
+  std::string describe(const PyVal& p) const;
+
+  // ---- SemaBuiltins.cpp: built-in functions ---------------------------------------------
+ public:
+  struct Args {
+    std::vector<PyVal> vals;   // Poison with given=false when absent
+    std::vector<bool> given;
+    std::vector<Loc> locs;
+    std::vector<const ast::Expr*> exprs;
+    bool has(size_t k) const { return given[k] && vals[k].kind != PyVal::Kind::None; }
+  };
+
+ private:
+  PyVal evalCall(const ast::Expr& e);
+  PyVal evalMethod(const ast::Expr& e);
+  bool bindArgs(const ast::Expr& call, const std::string& fname, const std::vector<std::string>& sig,
+                size_t required, Args& out);
+  std::optional<int64_t> constInt(const PyVal& p, const ast::Expr* e, Loc loc, const std::string& what);
+  std::optional<Shape> constShape(const PyVal& p, const ast::Expr* e, Loc loc, const std::string& fname);
+  std::optional<DType> dtypeArg(const Args& a, size_t k, DType dflt, const std::string& fname);
+  Value* maskArg(const PyVal& m, const Shape& shape, Loc loc, const std::string& fname);
+  PyVal builtinProgramId(const ast::Expr& e, const std::string& f);
+  PyVal builtinArange(const ast::Expr& e);
+  PyVal builtinZerosFull(const ast::Expr& e, const std::string& f);
+  PyVal builtinLoad(const ast::Expr& e);
+  PyVal builtinStore(const ast::Expr& e);
+  PyVal builtinReduce(const ast::Expr& e, const std::string& f);
+  PyVal builtinArgmax(const ast::Expr& e);
+  PyVal builtinMath(const ast::Expr& e, const std::string& f);
+  PyVal builtinWhere(const ast::Expr& e);
+  PyVal builtinMinMaximum(const ast::Expr& e, const std::string& f);
+  PyVal builtinDot(const ast::Expr& e);
+  PyVal builtinCdiv(const ast::Expr& e);
+  Value* reduceAll(const std::string& kind, Value* x, Loc loc);
+
+  // ---- SemaStmt.cpp: statements ----------------------------------------------------------
+  void genBlock(const std::vector<ast::StmtPtr>& body);
+  void genStmt(const ast::Stmt& s);
+  void assign(const std::string& name, PyVal v, Loc loc);
+  void genFor(const ast::Stmt& s);
+  void genIf(const ast::Stmt& s);
+  bool bindParams(const ast::Kernel& k);
+};
+
+// Names assigned anywhere in `body` (including nested blocks), in first-assignment order.
+void collectAssigned(const std::vector<ast::StmtPtr>& body, std::vector<std::string>& out);
+
+}  // namespace tl

@@ -1,0 +1,452 @@
+// Sema, part 2: the built-in functions (docs/language.md, "Built-ins"). Each built-in binds its
+// arguments against a signature, checks shapes/dtypes/constexpr-ness with a located message,
+// and builds the ops. Arguments are evaluated exactly once, left to right.
+#include <cmath>
+
+#include "frontend/ConstFold.h"
+#include "frontend/Sema.h"
+
+namespace tl {
+
+using namespace ast;
+
+bool Sema::bindArgs(const Expr& call, const std::string& fname, const std::vector<std::string>& sig,
+                    size_t required, Args& out) {
+  out.vals.assign(sig.size(), PyVal::poison());
+  out.given.assign(sig.size(), false);
+  out.locs.assign(sig.size(), call.loc);
+  out.exprs.assign(sig.size(), nullptr);
+  bool ok = true;
+  for (size_t k = 0; k < call.items.size(); ++k) {
+    PyVal v = eval(*call.items[k]);
+    if (k >= sig.size()) {
+      if (ok) error(call.items[k]->loc, fname + "() takes at most " + std::to_string(sig.size()) + " arguments");
+      ok = false;
+      continue;
+    }
+    out.vals[k] = v;
+    out.given[k] = true;
+    out.locs[k] = call.items[k]->loc;
+    out.exprs[k] = call.items[k].get();
+  }
+  for (const auto& kw : call.keywords) {
+    PyVal v = eval(*kw.value);
+    size_t idx = sig.size();
+    for (size_t k = 0; k < sig.size(); ++k)
+      if (sig[k] == kw.name) idx = k;
+    if (idx == sig.size()) {
+      std::string list;
+      for (const auto& s : sig) list += (list.empty() ? "" : ", ") + s;
+      error(kw.loc, fname + "() has no argument '" + kw.name + "' (it takes " + list + ")");
+      ok = false;
+      continue;
+    }
+    if (out.given[idx]) {
+      error(kw.loc, fname + "() got argument '" + kw.name + "' twice");
+      ok = false;
+      continue;
+    }
+    out.vals[idx] = v;
+    out.given[idx] = true;
+    out.locs[idx] = kw.value->loc;
+    out.exprs[idx] = kw.value.get();
+  }
+  for (size_t k = 0; k < required && ok; ++k)
+    if (!out.given[k]) {
+      error(call.loc, fname + "() needs the argument '" + sig[k] + "'");
+      ok = false;
+    }
+  if (!ok) return false;
+  for (size_t k = 0; k < sig.size(); ++k)
+    if (out.given[k] && out.vals[k].isPoison()) return false;  // already reported
+  return true;
+}
+
+// A compile-time integer, or a constexpr error that says how to make it one.
+std::optional<int64_t> Sema::constInt(const PyVal& p, const Expr* e, Loc loc, const std::string& what) {
+  if (p.isIntConst()) return p.i;
+  if (p.isPoison()) return std::nullopt;
+  if (p.isValue()) {
+    if (e && e->kind == ExprKind::Name && paramValues_.count(p.v))
+      error(loc, "'" + e->str + "' must be a compile-time constant (" + what + "): declare it `" + e->str + ": constexpr`");
+    else
+      error(loc, what + " must be a compile-time constant, but this value is only known at runtime "
+                        "(use constexpr parameters and literals)");
+    return std::nullopt;
+  }
+  error(loc, what + " must be an integer, got " + describe(p));
+  return std::nullopt;
+}
+
+std::optional<Shape> Sema::constShape(const PyVal& p, const Expr* e, Loc loc, const std::string& fname) {
+  Shape s;
+  if (p.kind == PyVal::Kind::Tuple) {
+    for (size_t k = 0; k < p.items.size(); ++k) {
+      const Expr* sub = e && e->kind == ExprKind::Tuple && k < e->items.size() ? e->items[k].get() : nullptr;
+      auto d = constInt(p.items[k], sub, sub ? sub->loc : loc, fname + "() shape");
+      if (!d) return std::nullopt;
+      s.push_back(*d);
+    }
+  } else {
+    auto d = constInt(p, e, loc, fname + "() shape");
+    if (!d) return std::nullopt;
+    s.push_back(*d);
+  }
+  if (s.empty() || s.size() > 2) {
+    error(loc, fname + "() shape must have 1 or 2 dimensions");
+    return std::nullopt;
+  }
+  for (int64_t d : s)
+    if (!isPowerOfTwo(d)) {
+      error(loc, fname + "() shape dimensions must be powers of two, got " + std::to_string(d));
+      return std::nullopt;
+    }
+  if (!checkTileSize(s, loc)) return std::nullopt;
+  return s;
+}
+
+std::optional<DType> Sema::dtypeArg(const Args& a, size_t k, DType dflt, const std::string& fname) {
+  if (!a.has(k)) return dflt;
+  if (a.vals[k].kind != PyVal::Kind::DType) {
+    error(a.locs[k], fname + "() dtype must be a dtype name such as f32 or f16, got " + describe(a.vals[k]));
+    return std::nullopt;
+  }
+  return a.vals[k].dtype;
+}
+
+// A mask argument: an i1 value (or True/False) broadcast to `shape`.
+Value* Sema::maskArg(const PyVal& m, const Shape& shape, Loc loc, const std::string& fname) {
+  if (m.kind == PyVal::Kind::Bool) return materialize(m, DType::I1, shape, loc);
+  if (!m.isValue() || m.v->type.isPtr || m.v->type.dtype != DType::I1) {
+    error(loc, fname + "() mask must be i1 (a comparison such as offs < N), got " + describe(m));
+    return nullptr;
+  }
+  auto s = broadcastShape(m.v->type.shape, shape);
+  if (!s || *s != shape) {
+    error(loc, fname + "() mask of shape " + m.v->type.str() + " cannot be broadcast to the pointers' shape " +
+                   Type::tile(DType::I1, shape).str());
+    return nullptr;
+  }
+  return broadcastTo(m.v, shape, loc);
+}
+
+// ---- dispatch ------------------------------------------------------------------------------
+
+PyVal Sema::evalCall(const Expr& e) {
+  if (e.lhs->kind == ExprKind::Attribute) return evalMethod(e);
+  if (e.lhs->kind != ExprKind::Name) {
+    for (const auto& a : e.items) eval(*a);
+    return fail(e.loc, "only built-in functions can be called");
+  }
+  const std::string& f = e.lhs->str;
+  if (env_.count(f)) return fail(e.loc, "'" + f + "' is a variable here, not a function");
+  if (f == "program_id" || f == "num_programs") return builtinProgramId(e, f);
+  if (f == "arange") return builtinArange(e);
+  if (f == "zeros" || f == "full") return builtinZerosFull(e, f);
+  if (f == "load") return builtinLoad(e);
+  if (f == "store") return builtinStore(e);
+  if (f == "max" || f == "min" || f == "sum") return builtinReduce(e, f);
+  if (f == "argmax") return builtinArgmax(e);
+  if (f == "exp" || f == "exp2" || f == "log" || f == "sqrt" || f == "rsqrt" || f == "sigmoid" || f == "abs")
+    return builtinMath(e, f);
+  if (f == "where") return builtinWhere(e);
+  if (f == "maximum" || f == "minimum") return builtinMinMaximum(e, f);
+  if (f == "dot") return builtinDot(e);
+  if (f == "cdiv") return builtinCdiv(e);
+  if (f == "range") return fail(e.loc, "range() can only be used in a for loop: for i in range(...)");
+  if (f == "print" || f == "static_print" || f == "device_print") return fail(e.loc, "printing is not supported in kernels");
+  for (const auto& a : e.items) eval(*a);
+  for (const auto& k : e.keywords) eval(*k.value);
+  return fail(e.lhs->loc, "unknown function '" + f + "'");
+}
+
+// x.to(dtype): the only method.
+PyVal Sema::evalMethod(const Expr& e) {
+  const Expr& attr = *e.lhs;
+  if (attr.lhs->kind == ExprKind::Name && attr.lhs->str == "tl")
+    return fail(attr.loc, "no 'tl.' prefix is needed: write " + attr.str + "(...) directly");
+  PyVal base = eval(*attr.lhs);
+  if (attr.str != "to") {
+    for (const auto& a : e.items) eval(*a);
+    return fail(attr.loc, "unknown method '." + attr.str + "': only x.to(dtype) is supported");
+  }
+  Args a;
+  if (!bindArgs(e, "to", {"dtype"}, 1, a) || base.isPoison()) return PyVal::poison();
+  auto dt = dtypeArg(a, 0, DType::F32, "to");
+  if (!dt) return PyVal::poison();
+  if (base.isConst()) return PyVal::value(materialize(base, *dt, {}, attr.loc));
+  if (!base.isValue()) return fail(attr.loc, ".to() needs a number or a tile, got " + describe(base));
+  if (base.v->type.isPtr) return fail(attr.loc, "pointers cannot be converted with .to()");
+  return PyVal::value(convert(base.v, *dt, attr.loc));
+}
+
+// ---- the built-ins -------------------------------------------------------------------------
+
+PyVal Sema::builtinProgramId(const Expr& e, const std::string& f) {
+  Args a;
+  if (!bindArgs(e, f, {"axis"}, 1, a)) return PyVal::poison();
+  auto axis = constInt(a.vals[0], a.exprs[0], a.locs[0], f + "() axis");
+  if (!axis) return PyVal::poison();
+  if (*axis < 0 || *axis > 2) return fail(a.locs[0], f + "() axis must be 0, 1 or 2, got " + std::to_string(*axis));
+  Builder& B = at(e.loc);
+  return PyVal::value(f == "program_id" ? B.programId(static_cast<int>(*axis)) : B.numPrograms(static_cast<int>(*axis)));
+}
+
+PyVal Sema::builtinArange(const Expr& e) {
+  Args a;
+  if (!bindArgs(e, "arange", {"start", "end"}, 2, a)) return PyVal::poison();
+  auto start = constInt(a.vals[0], a.exprs[0], a.locs[0], "arange() start");
+  auto end = constInt(a.vals[1], a.exprs[1], a.locs[1], "arange() end");
+  if (!start || !end) return PyVal::poison();
+  if (!fitsI32(*start) || !fitsI32(*end)) return fail(e.loc, "arange() bounds must fit in i32");
+  int64_t n = *end - *start;
+  if (!isPowerOfTwo(n))
+    return fail(e.loc, "arange(" + std::to_string(*start) + ", " + std::to_string(*end) + ") has " + std::to_string(n) +
+                           " elements: the size must be a power of two (round up with next_pow2 and mask the rest)");
+  if (!checkTileSize({n}, e.loc)) return PyVal::poison();
+  return PyVal::value(at(e.loc).arange(*start, *end));
+}
+
+PyVal Sema::builtinZerosFull(const Expr& e, const std::string& f) {
+  Args a;
+  bool full = f == "full";
+  std::vector<std::string> sig = full ? std::vector<std::string>{"shape", "value", "dtype"}
+                                      : std::vector<std::string>{"shape", "dtype"};
+  if (!bindArgs(e, f, sig, full ? 2 : 1, a)) return PyVal::poison();
+  auto shape = constShape(a.vals[0], a.exprs[0], a.locs[0], f);
+  auto dt = dtypeArg(a, full ? 2 : 1, DType::F32, f);
+  if (!shape || !dt) return PyVal::poison();
+  PyVal value = full ? a.vals[1] : PyVal::integer(0);
+  if (value.isConst()) return PyVal::value(materialize(value, *dt, *shape, e.loc));
+  if (!value.isValue() || value.v->type.isPtr || !value.v->type.isScalar())
+    return fail(a.locs[1], "full() value must be a number or a scalar, got " + describe(value));
+  return PyVal::value(at(e.loc).splat(convert(value.v, *dt, e.loc), *shape));
+}
+
+PyVal Sema::builtinLoad(const Expr& e) {
+  Args a;
+  if (!bindArgs(e, "load", {"ptr", "mask", "other"}, 1, a)) return PyVal::poison();
+  const PyVal& p = a.vals[0];
+  if (!p.isValue() || !p.v->type.isPtr)
+    return fail(a.locs[0], "load() needs a pointer (e.g. x_ptr + offsets), got " + describe(p));
+  Value* ptr = p.v;
+  const Shape& shape = ptr->type.shape;
+  Value* mask = nullptr;
+  Value* other = nullptr;
+  if (a.has(1)) {
+    mask = maskArg(a.vals[1], shape, a.locs[1], "load");
+    if (!mask) return PyVal::poison();
+  }
+  if (a.has(2) && mask) {
+    const PyVal& o = a.vals[2];
+    DType elem = ptr->type.dtype;
+    if (o.isConst()) {
+      other = materialize(o, elem, shape, a.locs[2]);
+    } else if (o.isValue() && !o.v->type.isPtr) {
+      auto s = broadcastShape(o.v->type.shape, shape);
+      if (!s || *s != shape)
+        return fail(a.locs[2], "load() other of shape " + o.v->type.str() + " cannot be broadcast to the pointers' shape");
+      other = broadcastTo(convert(o.v, elem, a.locs[2]), shape, a.locs[2]);
+    } else {
+      return fail(a.locs[2], "load() other must be a number or a tile, got " + describe(o));
+    }
+  }
+  return PyVal::value(at(e.loc).load(ptr, mask, other));
+}
+
+PyVal Sema::builtinStore(const Expr& e) {
+  Args a;
+  if (!bindArgs(e, "store", {"ptr", "value", "mask"}, 2, a)) return PyVal::poison();
+  const PyVal& p = a.vals[0];
+  if (!p.isValue() || !p.v->type.isPtr)
+    return fail(a.locs[0], "store() needs a pointer (e.g. out_ptr + offsets), got " + describe(p));
+  Value* ptr = p.v;
+  const Shape& shape = ptr->type.shape;
+  const PyVal& v = a.vals[1];
+  Value* value = nullptr;
+  if (v.isConst()) {
+    value = materialize(v, ptr->type.dtype, shape, a.locs[1]);
+  } else if (v.isValue() && !v.v->type.isPtr) {
+    auto s = broadcastShape(v.v->type.shape, shape);
+    if (!s || *s != shape)
+      return fail(a.locs[1], "cannot store a value of shape " + v.v->type.str() + " through pointers of shape " +
+                                 ptr->type.str() + ": the value must broadcast to the pointers' shape");
+    value = broadcastTo(convert(v.v, ptr->type.dtype, a.locs[1]), shape, a.locs[1]);
+  } else {
+    return fail(a.locs[1], "store() value must be a number or a tile, got " + describe(v));
+  }
+  Value* mask = nullptr;
+  if (a.has(2)) {
+    mask = maskArg(a.vals[2], shape, a.locs[2], "store");
+    if (!mask) return PyVal::poison();
+  }
+  at(e.loc).store(ptr, value, mask);
+  return PyVal::none();
+}
+
+Value* Sema::reduceAll(const std::string& kind, Value* x, Loc loc) {
+  while (x->type.rank() > 0) x = at(loc).reduce(kind, x, x->type.rank() - 1);
+  return x;
+}
+
+// max/min/sum(x, axis=None). `max(a, b)` of two constants folds, as in Python.
+PyVal Sema::builtinReduce(const Expr& e, const std::string& f) {
+  Args a;
+  if (!bindArgs(e, f, {"x", "axis"}, 1, a)) return PyVal::poison();
+  const PyVal& x = a.vals[0];
+  if (f != "sum" && x.isConst() && a.given[1] && a.vals[1].isConst() && e.keywords.empty()) {
+    const PyVal& y = a.vals[1];
+    bool second = f == "max" ? y.asDouble() > x.asDouble() : y.asDouble() < x.asDouble();
+    return second ? y : x;
+  }
+  if (!x.isValue() || x.v->type.isPtr || x.v->type.isScalar()) {
+    std::string hint = f == "sum" ? "" : std::string(" (for the elementwise ") + f + " of two values use " + f + "imum(a, b))";
+    return fail(a.locs[0], f + "() reduces a tile, got " + describe(x) + hint);
+  }
+  Value* v = x.v;
+  if (v->type.dtype == DType::I1) v = convert(v, DType::I32, e.loc);  // sum of i1 counts in i32
+  if (!a.has(1)) return PyVal::value(reduceAll(f, v, e.loc));
+  if (a.vals[1].isValue() && !e.keywords.size() && f != "sum")
+    return fail(a.locs[1], "the second argument of " + f + "() is the axis; for the elementwise " + f + " of two values use " + f + "imum(a, b)");
+  auto axis = constInt(a.vals[1], a.exprs[1], a.locs[1], f + "() axis");
+  if (!axis) return PyVal::poison();
+  int64_t r = v->type.rank();
+  int64_t ax = *axis < 0 ? *axis + r : *axis;
+  if (ax < 0 || ax >= r)
+    return fail(a.locs[1], f + "() axis " + std::to_string(*axis) + " is out of range for " + v->type.str());
+  return PyVal::value(at(e.loc).reduce(f, v, static_cast<int>(ax)));
+}
+
+PyVal Sema::builtinArgmax(const Expr& e) {
+  Args a;
+  if (!bindArgs(e, "argmax", {"x", "axis"}, 2, a)) return PyVal::poison();
+  const PyVal& x = a.vals[0];
+  if (!x.isValue() || x.v->type.isPtr || x.v->type.isScalar())
+    return fail(a.locs[0], "argmax() needs a tile, got " + describe(x));
+  auto axis = constInt(a.vals[1], a.exprs[1], a.locs[1], "argmax() axis");
+  if (!axis) return PyVal::poison();
+  Value* v = x.v;
+  if (v->type.dtype == DType::I1) v = convert(v, DType::I32, e.loc);
+  int64_t r = v->type.rank();
+  int64_t ax = *axis < 0 ? *axis + r : *axis;
+  if (ax < 0 || ax >= r)
+    return fail(a.locs[1], "argmax() axis " + std::to_string(*axis) + " is out of range for " + v->type.str());
+  return PyVal::value(at(e.loc).argmax(v, static_cast<int>(ax)));
+}
+
+PyVal Sema::builtinMath(const Expr& e, const std::string& f) {
+  Args a;
+  if (!bindArgs(e, f, {"x"}, 1, a)) return PyVal::poison();
+  const PyVal& x = a.vals[0];
+  if (!x.isConst() && !(x.isValue() && !x.v->type.isPtr))
+    return fail(a.locs[0], f + "() needs a number or a tile, got " + describe(x));
+  Value* v = toValue(x, a.locs[0]);
+  static const std::map<std::string, OpKind> kOps = {{"exp", OpKind::Exp},   {"exp2", OpKind::Exp2},
+                                                     {"log", OpKind::Log},   {"sqrt", OpKind::Sqrt},
+                                                     {"rsqrt", OpKind::Rsqrt}, {"sigmoid", OpKind::Sigmoid},
+                                                     {"abs", OpKind::Abs}};
+  if (f == "abs") {
+    if (v->type.dtype == DType::I1) v = convert(v, DType::I32, e.loc);
+  } else if (!isFloat(v->type.dtype)) {
+    v = convert(v, DType::F32, e.loc);  // ints are computed in f32
+  }
+  return PyVal::value(at(e.loc).unary(kOps.at(f), v));
+}
+
+PyVal Sema::builtinWhere(const Expr& e) {
+  Args a;
+  if (!bindArgs(e, "where", {"cond", "a", "b"}, 3, a)) return PyVal::poison();
+  const PyVal &c = a.vals[0], &x = a.vals[1], &y = a.vals[2];
+  if (c.kind == PyVal::Kind::Bool && x.isConst() && y.isConst()) return c.i ? x : y;
+  if (!(c.kind == PyVal::Kind::Bool || (c.isValue() && !c.v->type.isPtr && c.v->type.dtype == DType::I1)))
+    return fail(a.locs[0], "where() condition must be i1 (a comparison), got " + describe(c));
+  for (size_t k = 1; k < 3; ++k)
+    if (!a.vals[k].isConst() && !(a.vals[k].isValue() && !a.vals[k].v->type.isPtr))
+      return fail(a.locs[k], "where() values must be numbers or tiles, got " + describe(a.vals[k]));
+  Value *va = nullptr, *vb = nullptr;
+  PyVal xx = x, yy = y;
+  if (x.isConst() && y.isConst()) xx = PyVal::value(materialize(x, promote(weakDType(x), weakDType(y)), {}, e.loc));
+  if (!unify(xx, yy, e.loc, va, vb)) return PyVal::poison();
+  Shape cs = c.isValue() ? c.v->type.shape : Shape{};
+  auto shape = broadcastShape(cs, va->type.shape);
+  if (!shape) return fail(e.loc, "cannot broadcast the condition " + c.v->type.str() + " and the values " + va->type.str());
+  if (!checkTileSize(*shape, e.loc)) return PyVal::poison();
+  Value* cond = c.isValue() ? broadcastTo(c.v, *shape, e.loc) : materialize(c, DType::I1, *shape, e.loc);
+  va = broadcastTo(va, *shape, e.loc);
+  vb = broadcastTo(vb, *shape, e.loc);
+  return PyVal::value(at(e.loc).select(cond, va, vb));
+}
+
+PyVal Sema::builtinMinMaximum(const Expr& e, const std::string& f) {
+  Args a;
+  if (!bindArgs(e, f, {"a", "b"}, 2, a)) return PyVal::poison();
+  const PyVal &x = a.vals[0], &y = a.vals[1];
+  if (x.isConst() && y.isConst()) {
+    bool second = f == "maximum" ? y.asDouble() > x.asDouble() : y.asDouble() < x.asDouble();
+    return second ? y : x;
+  }
+  for (size_t k = 0; k < 2; ++k)
+    if (!a.vals[k].isConst() && !(a.vals[k].isValue() && !a.vals[k].v->type.isPtr))
+      return fail(a.locs[k], f + "() needs numbers or tiles, got " + describe(a.vals[k]));
+  Value *va = nullptr, *vb = nullptr;
+  if (!unify(x, y, e.loc, va, vb)) return PyVal::poison();
+  if (va->type.dtype == DType::I1) {
+    va = convert(va, DType::I32, e.loc);
+    vb = convert(vb, DType::I32, e.loc);
+  }
+  return PyVal::value(at(e.loc).binary(f == "maximum" ? OpKind::Maximum : OpKind::Minimum, va, vb));
+}
+
+PyVal Sema::builtinDot(const Expr& e) {
+  Args a;
+  if (!bindArgs(e, "dot", {"a", "b", "acc"}, 2, a)) return PyVal::poison();
+  for (size_t k = 0; k < 2; ++k) {
+    const PyVal& t = a.vals[k];
+    if (!t.isValue() || t.v->type.isPtr || t.v->type.rank() != 2)
+      return fail(a.locs[k], "dot() needs 2-D tiles, got " + describe(t));
+    if (!isFloat(t.v->type.dtype))
+      return fail(a.locs[k], "dot() needs float tiles, got " + t.v->type.str() + ": convert with .to(f16) or .to(f32)");
+  }
+  Value *x = a.vals[0].v, *y = a.vals[1].v;
+  if (x->type.shape[1] != y->type.shape[0])
+    return fail(e.loc, "dot() inner dimensions differ: " + x->type.str() + " @ " + y->type.str() +
+                           " (a is [M, K], b must be [K, N])");
+  DType dt = promote(x->type.dtype, y->type.dtype);
+  x = convert(x, dt, a.locs[0]);
+  y = convert(y, dt, a.locs[1]);
+  Type accType = Type::tile(DType::F32, {x->type.shape[0], y->type.shape[1]});
+  if (!checkTileSize(accType.shape, e.loc)) return PyVal::poison();
+  Value* acc = nullptr;
+  if (a.has(2)) {
+    const PyVal& c = a.vals[2];
+    if (!c.isValue() || c.v->type != accType)
+      return fail(a.locs[2], "dot() acc must be an f32 tile " + accType.str() + ", got " + describe(c) +
+                                 " (start it with zeros((M, N), dtype=f32))");
+    acc = c.v;
+  } else {
+    acc = materialize(PyVal::real(0), DType::F32, accType.shape, e.loc);
+  }
+  return PyVal::value(at(e.loc).dot(x, y, acc));
+}
+
+PyVal Sema::builtinCdiv(const Expr& e) {
+  Args a;
+  if (!bindArgs(e, "cdiv", {"a", "b"}, 2, a)) return PyVal::poison();
+  const PyVal &x = a.vals[0], &y = a.vals[1];
+  if (x.isIntConst() && y.isIntConst()) {
+    std::string err;
+    auto r = foldCdiv(x.i, y.i, err);
+    if (!r) return fail(e.loc, err);
+    return PyVal::integer(*r);
+  }
+  for (size_t k = 0; k < 2; ++k) {
+    const PyVal& v = a.vals[k];
+    bool intLike = v.isIntConst() || (v.isValue() && !v.v->type.isPtr && isInt(v.v->type.dtype));
+    if (!intLike) return fail(a.locs[k], "cdiv() needs integers, got " + describe(v));
+  }
+  PyVal t = binary(BinOp::Add, x, y, e.loc);
+  t = binary(BinOp::Sub, t, PyVal::integer(1), e.loc);
+  return binary(BinOp::FloorDiv, t, y, e.loc);
+}
+
+}  // namespace tl

@@ -1,0 +1,436 @@
+// Sema, part 1: expressions — names, constants, unary/binary operators, subscripts, and the
+// typing rules behind them (docs/language.md, "Types"):
+//
+//   promotion   same dtype -> it; int with float -> the float; f16 with bf16 -> f32;
+//               f16/bf16 with f32 -> f32; i32 with i64 -> i64; i1 with x -> x
+//   weak consts an int literal next to a typed int takes its dtype (i64 if it does not fit
+//               i32); next to a float it takes the float's dtype; a float literal next to a
+//               float takes its dtype, next to an int it is f32
+//   broadcast   right-aligned; size-1 or missing dims grow; scalars splat; rank <= 2
+//
+// Every conversion, splat, expand_dims and broadcast is emitted as its own op.
+#include <cctype>
+#include <cmath>
+
+#include "frontend/ConstFold.h"
+#include "frontend/Sema.h"
+
+namespace tl {
+
+using namespace ast;
+
+bool sameVal(const PyVal& a, const PyVal& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case PyVal::Kind::Poison: return true;
+    case PyVal::Kind::Int:
+    case PyVal::Kind::Bool: return a.i == b.i;
+    case PyVal::Kind::Float: return a.f == b.f || (std::isnan(a.f) && std::isnan(b.f));
+    case PyVal::Kind::Value: return a.v == b.v;
+    case PyVal::Kind::DType: return a.dtype == b.dtype;
+    case PyVal::Kind::None: return true;
+    case PyVal::Kind::String: return true;
+    case PyVal::Kind::Tuple:
+      if (a.items.size() != b.items.size()) return false;
+      for (size_t k = 0; k < a.items.size(); ++k)
+        if (!sameVal(a.items[k], b.items[k])) return false;
+      return true;
+  }
+  return false;
+}
+
+std::string Sema::describe(const PyVal& p) const {
+  switch (p.kind) {
+    case PyVal::Kind::Poison: return "<error>";
+    case PyVal::Kind::Int: return "the constant " + std::to_string(p.i);
+    case PyVal::Kind::Float: return "a float constant";
+    case PyVal::Kind::Bool: return p.i ? "True" : "False";
+    case PyVal::Kind::Value: return p.v->type.str();
+    case PyVal::Kind::DType: return std::string("the dtype ") + dtypeName(p.dtype);
+    case PyVal::Kind::None: return "None";
+    case PyVal::Kind::Tuple: return "a tuple";
+    case PyVal::Kind::String: return "a string";
+  }
+  return "?";
+}
+
+// ---- typing helpers ------------------------------------------------------------------------
+
+DType Sema::promote(DType a, DType b) {
+  if (a == b) return a;
+  if (a == DType::I1) return b;
+  if (b == DType::I1) return a;
+  if (isFloat(a) != isFloat(b)) return isFloat(a) ? a : b;
+  if (isFloat(a)) return DType::F32;  // f16/bf16 mixes, or either with f32
+  return DType::I64;                   // i32 with i64
+}
+
+DType Sema::weakDType(const PyVal& c) {
+  if (c.kind == PyVal::Kind::Float) return DType::F32;
+  if (c.kind == PyVal::Kind::Bool) return DType::I1;
+  return fitsI32(c.i) ? DType::I32 : DType::I64;
+}
+
+DType Sema::withWeak(DType typed, const PyVal& c) {
+  switch (c.kind) {
+    case PyVal::Kind::Float: return isFloat(typed) ? typed : DType::F32;
+    case PyVal::Kind::Bool: return typed;
+    default:  // Int
+      if (isFloat(typed)) return typed;
+      if (typed == DType::I64) return DType::I64;
+      return fitsI32(c.i) ? DType::I32 : DType::I64;
+  }
+}
+
+Value* Sema::materialize(const PyVal& c, DType dt, const Shape& shape, Loc loc) {
+  Type t = shape.empty() ? Type::scalar(dt) : Type::tile(dt, shape);
+  if (isFloat(dt)) return at(loc).constFloat(t, c.asDouble());
+  int64_t v = c.kind == PyVal::Kind::Float ? static_cast<int64_t>(std::trunc(c.f)) : c.i;
+  if (dt == DType::I1) v = v != 0;
+  return at(loc).constInt(t, v);
+}
+
+Value* Sema::toValue(const PyVal& p, Loc loc) {
+  if (p.isValue()) return p.v;
+  if (p.isConst()) return materialize(p, weakDType(p), {}, loc);
+  return nullptr;
+}
+
+Value* Sema::convert(Value* v, DType dt, Loc loc) {
+  if (v->type.dtype == dt) return v;
+  return at(loc).convert(v, dt);
+}
+
+std::optional<Shape> Sema::broadcastShape(const Shape& a, const Shape& b) const {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t k = 0; k < n; ++k) {
+    int64_t da = k < n - a.size() ? 1 : a[k - (n - a.size())];
+    int64_t db = k < n - b.size() ? 1 : b[k - (n - b.size())];
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    out[k] = std::max(da, db);
+  }
+  return out;
+}
+
+bool Sema::checkTileSize(const Shape& s, Loc loc) {
+  if (s.size() > 2) {
+    error(loc, "tiles have at most 2 dimensions, this would make " + std::to_string(s.size()));
+    return false;
+  }
+  int64_t n = 1;
+  for (int64_t d : s) {
+    if (d > kMaxTileElems || n * d > kMaxTileElems) {
+      error(loc, "a tile of more than " + std::to_string(kMaxTileElems) + " elements is too large");
+      return false;
+    }
+    n *= d;
+  }
+  return true;
+}
+
+// Grows `v` to `shape` (which must be a valid broadcast target): splat a scalar, prepend size-1
+// dims with expand_dims, then broadcast the size-1 dims.
+Value* Sema::broadcastTo(Value* v, const Shape& shape, Loc loc) {
+  if (v->type.shape == shape) return v;
+  if (shape.empty()) return v;  // only reached for matching scalars
+  if (v->type.isScalar()) return at(loc).splat(v, shape);
+  while (v->type.rank() < static_cast<int>(shape.size())) v = at(loc).expandDims(v, 0);
+  if (v->type.shape != shape) v = at(loc).broadcast(v, shape);
+  return v;
+}
+
+bool Sema::unify(const PyVal& a, const PyVal& b, Loc loc, Value*& va, Value*& vb) {
+  DType dt;
+  if (a.isValue() && b.isValue()) dt = promote(a.v->type.dtype, b.v->type.dtype);
+  else if (a.isValue()) dt = withWeak(a.v->type.dtype, b);
+  else dt = withWeak(b.v->type.dtype, a);
+  Shape sa = a.isValue() ? a.v->type.shape : Shape{};
+  Shape sb = b.isValue() ? b.v->type.shape : Shape{};
+  auto shape = broadcastShape(sa, sb);
+  if (!shape) {
+    error(loc, "cannot broadcast " + a.v->type.str() + " and " + b.v->type.str() +
+                   ": dimensions must be equal or 1 (use x[:, None] / x[None, :] to add a dimension)");
+    return false;
+  }
+  if (!checkTileSize(*shape, loc)) return false;
+  // A constant is built directly at the result dtype and shape (a splat constant).
+  va = a.isValue() ? broadcastTo(convert(a.v, dt, loc), *shape, loc) : materialize(a, dt, *shape, loc);
+  vb = b.isValue() ? broadcastTo(convert(b.v, dt, loc), *shape, loc) : materialize(b, dt, *shape, loc);
+  return true;
+}
+
+// ---- expressions ---------------------------------------------------------------------------
+
+PyVal Sema::eval(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Int: return PyVal::integer(e.ival);
+    case ExprKind::Float: return PyVal::real(e.fval);
+    case ExprKind::Bool: return PyVal::boolean(e.ival != 0);
+    case ExprKind::None: return PyVal::none();
+    case ExprKind::String: {
+      PyVal p;
+      p.kind = PyVal::Kind::String;
+      return p;
+    }
+    case ExprKind::Name: return evalName(e);
+    case ExprKind::Unary: return evalUnary(e);
+    case ExprKind::Binary: {
+      PyVal a = eval(*e.lhs);
+      PyVal b = eval(*e.rhs);
+      return binary(e.binOp, a, b, e.loc);
+    }
+    case ExprKind::Call: return evalCall(e);
+    case ExprKind::Attribute:
+      if (e.lhs->kind == ExprKind::Name && e.lhs->str == "tl")
+        return fail(e.loc, "no 'tl.' prefix is needed: write " + e.str + " directly");
+      return fail(e.loc, "attributes are not supported (only the method x.to(dtype))");
+    case ExprKind::Subscript: return evalSubscript(e);
+    case ExprKind::Slice: return fail(e.loc, "':' is only allowed inside a subscript such as x[:, None]");
+    case ExprKind::Tuple: {
+      PyVal t;
+      t.kind = PyVal::Kind::Tuple;
+      for (const auto& it : e.items) {
+        t.items.push_back(eval(*it));
+        if (t.items.back().isPoison()) return PyVal::poison();
+      }
+      return t;
+    }
+  }
+  return PyVal::poison();
+}
+
+// Edit distance, for "did you mean" suggestions.
+static size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+static std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+PyVal Sema::evalName(const Expr& e) {
+  auto it = env_.find(e.str);
+  if (it != env_.end()) return it->second.val;
+  if (e.str == "inf") return PyVal::real(INFINITY);
+  if (auto d = parseDType(e.str)) return PyVal::dtypeVal(*d);
+  auto note = scopeNotes_.find(e.str);
+  if (note != scopeNotes_.end()) return fail(e.loc, note->second);
+  static const char* const kBuiltins[] = {"program_id", "num_programs", "arange", "zeros", "full", "load",
+                                          "store", "max", "min", "sum", "argmax", "exp", "exp2", "log",
+                                          "sqrt", "rsqrt", "sigmoid", "abs", "where", "maximum", "minimum",
+                                          "dot", "cdiv", "range"};
+  for (const char* bname : kBuiltins)
+    if (e.str == bname) return fail(e.loc, "'" + e.str + "' is a built-in function: call it, e.g. " + e.str + "(...)");
+  std::string best;
+  size_t bestD = 3;
+  for (const auto& [name, _] : env_) {
+    size_t d = editDistance(name, e.str);
+    if (d > 0 && lower(name) == lower(e.str)) d = 0;  // N for n
+    if (d < bestD && d < name.size()) {
+      bestD = d;
+      best = name;
+    }
+  }
+  std::string msg = "unknown name '" + e.str + "'";
+  if (!best.empty()) msg += ": did you mean '" + best + "'?";
+  return fail(e.loc, msg);
+}
+
+PyVal Sema::evalUnary(const Expr& e) {
+  PyVal x = eval(*e.lhs);
+  if (x.isPoison()) return x;
+  const char* sp = e.unaryOp == UnaryOp::Neg ? "-" : e.unaryOp == UnaryOp::Pos ? "+" : "~";
+  if (x.isConst()) {
+    switch (e.unaryOp) {
+      case UnaryOp::Pos: return x.kind == PyVal::Kind::Bool ? PyVal::integer(x.i) : x;
+      case UnaryOp::Neg:
+        if (x.kind == PyVal::Kind::Float) return PyVal::real(-x.f);
+        if (x.i == INT64_MIN) return fail(e.loc, "integer overflow in negation");
+        return PyVal::integer(-x.i);
+      case UnaryOp::Invert:
+        if (x.kind == PyVal::Kind::Float) return fail(e.loc, "'~' needs an integer or i1 operand, got a float");
+        if (x.kind == PyVal::Kind::Bool) return PyVal::boolean(!x.i);
+        return PyVal::integer(~x.i);
+    }
+  }
+  if (!x.isValue()) return fail(e.loc, std::string("unary '") + sp + "' needs a number, got " + describe(x));
+  Value* v = x.v;
+  if (v->type.isPtr) return fail(e.loc, std::string("unary '") + sp + "' cannot be applied to pointers (" + v->type.str() + ")");
+  switch (e.unaryOp) {
+    case UnaryOp::Pos: return x;
+    case UnaryOp::Neg:
+      if (v->type.dtype == DType::I1) v = convert(v, DType::I32, e.loc);
+      return PyVal::value(at(e.loc).unary(OpKind::Neg, v));
+    case UnaryOp::Invert:
+      if (isFloat(v->type.dtype))
+        return fail(e.loc, "'~' needs an integer or i1 operand, got " + v->type.str());
+      return PyVal::value(at(e.loc).unary(OpKind::Not, v));
+  }
+  return PyVal::poison();
+}
+
+PyVal Sema::foldBinary(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
+  bool cmp = isComparison(op);
+  if (a.isIntConst() && b.isIntConst()) {
+    if (op == BinOp::Div) {
+      if (b.i == 0) return fail(loc, "division by zero");
+      return PyVal::real(static_cast<double>(a.i) / static_cast<double>(b.i));
+    }
+    std::string err;
+    auto r = foldInt(op, a.i, b.i, err);
+    if (!r) return fail(loc, err);
+    bool bitwise = op == BinOp::BitAnd || op == BinOp::BitOr || op == BinOp::BitXor;
+    if (cmp || (bitwise && a.kind == PyVal::Kind::Bool && b.kind == PyVal::Kind::Bool)) return PyVal::boolean(*r != 0);
+    return PyVal::integer(*r);
+  }
+  double x = a.asDouble(), y = b.asDouble();
+  switch (op) {
+    case BinOp::Add: return PyVal::real(x + y);
+    case BinOp::Sub: return PyVal::real(x - y);
+    case BinOp::Mul: return PyVal::real(x * y);
+    case BinOp::Div:
+      if (y == 0) return fail(loc, "division by zero");
+      return PyVal::real(x / y);
+    case BinOp::Mod:
+      if (y == 0) return fail(loc, "division by zero");
+      return PyVal::real(std::fmod(x, y));
+    case BinOp::FloorDiv: return fail(loc, "'//' needs integer operands, got a float: use / for float division");
+    case BinOp::BitAnd:
+    case BinOp::BitOr:
+    case BinOp::BitXor:
+      return fail(loc, std::string("'") + spelling(op) + "' needs integer or i1 operands, got a float");
+    case BinOp::Lt: return PyVal::boolean(x < y);
+    case BinOp::Le: return PyVal::boolean(x <= y);
+    case BinOp::Gt: return PyVal::boolean(x > y);
+    case BinOp::Ge: return PyVal::boolean(x >= y);
+    case BinOp::Eq: return PyVal::boolean(x == y);
+    case BinOp::Ne: return PyVal::boolean(x != y);
+  }
+  return PyVal::poison();
+}
+
+// ptr + int, int + ptr, ptr - int: element offsets; the result is a pointer (tile).
+PyVal Sema::pointerArith(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
+  bool aPtr = a.isValue() && a.v->type.isPtr, bPtr = b.isValue() && b.v->type.isPtr;
+  if (aPtr && bPtr) return fail(loc, std::string("cannot apply '") + spelling(op) + "' to two pointers (" + a.v->type.str() + " and " + b.v->type.str() + ")");
+  if (!(op == BinOp::Add || (op == BinOp::Sub && aPtr)))
+    return fail(loc, std::string("pointers only support ptr + int and ptr - int (offsets in elements), not '") +
+                         spelling(op) + "'" + (op == BinOp::Sub ? " with the pointer on the right" : ""));
+  const PyVal& p = aPtr ? a : b;
+  const PyVal& off = aPtr ? b : a;
+  Value* offset = nullptr;
+  if (off.isIntConst() && off.kind != PyVal::Kind::Bool) {
+    int64_t v = off.i;
+    if (op == BinOp::Sub) {
+      if (v == INT64_MIN) return fail(loc, "integer overflow in pointer offset");
+      v = -v;
+    }
+    offset = materialize(PyVal::integer(v), fitsI32(v) ? DType::I32 : DType::I64, {}, loc);
+  } else if (off.isValue() && !off.v->type.isPtr && (off.v->type.dtype == DType::I32 || off.v->type.dtype == DType::I64)) {
+    offset = off.v;
+    if (op == BinOp::Sub) offset = at(loc).unary(OpKind::Neg, offset);
+  } else {
+    return fail(loc, "pointer offsets must be i32 or i64 integers, got " + describe(off) +
+                         (off.isValue() && isFloat(off.v->type.dtype) ? " (convert with .to(i32))" : ""));
+  }
+  auto shape = broadcastShape(p.v->type.shape, offset->type.shape);
+  if (!shape) return fail(loc, "cannot broadcast " + p.v->type.str() + " and " + offset->type.str());
+  if (!checkTileSize(*shape, loc)) return PyVal::poison();
+  Value* ptr = broadcastTo(p.v, *shape, loc);
+  offset = broadcastTo(offset, *shape, loc);
+  return PyVal::value(at(loc).addptr(ptr, offset));
+}
+
+PyVal Sema::binary(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
+  if (a.isPoison() || b.isPoison()) return PyVal::poison();
+  if (a.isConst() && b.isConst()) return foldBinary(op, a, b, loc);
+  if (!(a.isConst() || a.isValue()) || !(b.isConst() || b.isValue()))
+    return fail(loc, std::string("operator '") + spelling(op) + "' needs numbers or tiles, got " + describe(a) +
+                         " and " + describe(b));
+  if ((a.isValue() && a.v->type.isPtr) || (b.isValue() && b.v->type.isPtr)) {
+    if (isComparison(op)) return fail(loc, "pointers cannot be compared");
+    return pointerArith(op, a, b, loc);
+  }
+  Value *va = nullptr, *vb = nullptr;
+  // Check the operator against the operand dtypes before building anything.
+  DType dt = a.isValue() && b.isValue() ? promote(a.v->type.dtype, b.v->type.dtype)
+             : a.isValue()             ? withWeak(a.v->type.dtype, b)
+                                       : withWeak(b.v->type.dtype, a);
+  bool bitwise = op == BinOp::BitAnd || op == BinOp::BitOr || op == BinOp::BitXor;
+  auto operandTypes = [&] {
+    return (a.isValue() ? a.v->type.str() : describe(a)) + " and " + (b.isValue() ? b.v->type.str() : describe(b));
+  };
+  if (bitwise && isFloat(dt))
+    return fail(loc, std::string("'") + spelling(op) + "' needs integer or i1 operands, got " + operandTypes());
+  if (op == BinOp::FloorDiv && isFloat(dt))
+    return fail(loc, "'//' needs integer operands, got " + operandTypes() + ": use / for float division");
+  if (!unify(a, b, loc, va, vb)) return PyVal::poison();
+  Builder& B = at(loc);
+  if (isComparison(op)) {
+    static const char* const kPred[] = {"lt", "le", "gt", "ge", "eq", "ne"};
+    return PyVal::value(B.cmp(kPred[static_cast<int>(op) - static_cast<int>(BinOp::Lt)], va, vb));
+  }
+  if (bitwise) {
+    OpKind k = op == BinOp::BitAnd ? OpKind::And : op == BinOp::BitOr ? OpKind::Or : OpKind::Xor;
+    return PyVal::value(B.binary(k, va, vb));
+  }
+  // Arithmetic: i1 is computed as i32; int / int is a float division in f32.
+  if (va->type.dtype == DType::I1) {
+    va = convert(va, DType::I32, loc);
+    vb = convert(vb, DType::I32, loc);
+  }
+  if (op == BinOp::Div && isInt(va->type.dtype)) {
+    va = convert(va, DType::F32, loc);
+    vb = convert(vb, DType::F32, loc);
+  }
+  OpKind k = OpKind::Add;
+  switch (op) {
+    case BinOp::Add: k = OpKind::Add; break;
+    case BinOp::Sub: k = OpKind::Sub; break;
+    case BinOp::Mul: k = OpKind::Mul; break;
+    case BinOp::Div:
+    case BinOp::FloorDiv: k = OpKind::Div; break;
+    case BinOp::Mod: k = OpKind::Rem; break;
+    default: break;
+  }
+  return PyVal::value(at(loc).binary(k, va, vb));
+}
+
+// x[:, None], x[None, :], x[:]: one ':' per existing dimension, None inserts a size-1 dim.
+PyVal Sema::evalSubscript(const Expr& e) {
+  PyVal base = eval(*e.lhs);
+  if (base.isPoison()) return base;
+  if (!base.isValue()) return fail(e.loc, "only tiles can be subscripted, got " + describe(base));
+  Value* v = base.v;
+  int slices = 0;
+  for (const auto& it : e.items) {
+    if (it->kind == ExprKind::Slice) ++slices;
+    else if (it->kind != ExprKind::None)
+      return fail(it->loc, "only ':' and None are supported in subscripts (e.g. x[:, None]); indexing single elements is not");
+  }
+  if (slices != v->type.rank())
+    return fail(e.loc, "subscript has " + std::to_string(slices) + " ':' but " + v->type.str() + " has " +
+                           std::to_string(v->type.rank()) + (v->type.rank() == 1 ? " dimension" : " dimensions"));
+  if (e.items.size() > 2) return fail(e.loc, "tiles have at most 2 dimensions");
+  for (size_t k = 0; k < e.items.size(); ++k) {
+    if (e.items[k]->kind != ExprKind::None) continue;
+    if (v->type.isScalar()) {
+      v = at(e.loc).splat(v, {1});
+    } else {
+      v = at(e.loc).expandDims(v, static_cast<int>(k));
+    }
+  }
+  return PyVal::value(v);
+}
+
+}  // namespace tl
