@@ -14,7 +14,7 @@ def main(path):
     for b in data["benchmarks"]:
         if b.get("run_type") == "aggregate":
             continue
-        engine, kernel = b["run_name"].split("/", 1)
+        engine, kernel = b["run_name"].split("/")[:2]
         scale = {"ms": 1.0, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b["time_unit"]]
         times[(engine, kernel)].append(b["real_time"] * scale)
     kernels = sorted({k for _, k in times})
@@ -26,7 +26,8 @@ def main(path):
         print(f"| {k} | {s:.2f} | {b:.3f} | {s / b:.1f}x |")
     ctx = data.get("context", {})
     print(f"\nMachine: {ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, "
-          f"build {ctx.get('library_build_type')}, {ctx.get('date')}")
+          f"load average {ctx.get('load_avg')}, {ctx.get('date')}. Medians of "
+          f"{max(len(v) for v in times.values())} repetitions in one run.")
 
 
 if __name__ == "__main__":
