@@ -1,14 +1,31 @@
 // The simulator's functional core: runs thread IR over the whole grid, warp by warp in
-// lockstep, and records every memory access for the memory model.
+// lockstep, and records every memory access for the memory model. How it works, for a student:
+// docs/executor.md.
 //
-// Expects: a verified thread-level Function (stages/thread/Lowering.h) and a Memory holding one
-// buffer per pointer parameter (named as the parameter), as the interpreters do.
-// Guarantees: the outputs the GPU would compute; a RuntimeError (located at the op) for an
-// unmasked out-of-bounds global access (with block, thread, warp, lane and address), a barrier
-// not reached by every thread of the block (never a hang), a shuffle reading an inactive lane,
-// a misaligned vector access, and (when detection is on) a shared-memory race between threads
-// of different warps with no barrier between their accesses; nothing is read or written outside
-// a buffer or outside the block's shared memory.
+// Expects: a thread-level Function (stages/thread/Lowering.h; runThreadIR verifies it first and
+// throws IRError if it fails, is block IR, or has num_warps outside 1..32) and a Memory holding
+// one buffer per pointer parameter (named as the parameter), as the interpreters do. The block
+// size is the FUNCTION's numWarps (what it was lowered for); launch.numWarps is not consulted.
+// Scalars come from launch.scalars, the grid from launch.grid.
+// Guarantees: the outputs the GPU would compute, with the element semantics of
+// stages/scalar/ScalarInterpreter.cpp applied register by register; a RuntimeError (located at
+// the op, naming block, thread, warp, lane and instruction id) for an unmasked out-of-bounds
+// global or shared access (a faulting store writes nothing), an integer division by zero, a
+// barrier not reached by every thread of the block (never a hang), warps waiting at different
+// barriers, a shuffle reading an inactive lane, a misaligned (vector) access — an internal
+// compiler error — and, when detection is on, a shared-memory race between threads of
+// different warps with no barrier between their accesses (naming both threads, both
+// instructions and both source lines). Nothing is read or written outside a buffer or outside
+// the block's shared memory.
+//
+// Choices a reader may need:
+//   - shared memory starts every block filled with 0xFF bytes (f32 NaN, i32 -1), so a read of
+//     memory no thread wrote shows up as a wrong result;
+//   - lanes of one warp never race with each other (lockstep orders them); within one store
+//     instruction, lanes write in lane order (the highest lane wins a collision);
+//   - shfl_idx takes its source lane modulo 32 (as __shfl_sync does);
+//   - a vector group's addresses are checked (consecutive, aligned to vec x elementBytes) when
+//     any element of the group is unmasked; masked-off elements are neither read nor written.
 #pragma once
 
 #include <array>
@@ -27,7 +44,11 @@ enum class MemSpace : uint8_t {
 };
 
 // One warp-level memory instruction as executed: what the coalescing and bank-conflict models
-// consume. `addr[lane]` is the first byte lane `lane` accessed; `bytes` bytes per active lane.
+// consume. One record per access group (register group of `vec` registers) per warp-level
+// instruction, in execution order; a group no lane accessed (all its elements masked off in
+// every lane) is not recorded. `addr[lane]` is the first byte of lane `lane`'s group (the byte
+// offset for shared memory), valid for lanes in activeMask (0 elsewhere); `bytes` bytes per
+// active lane (a partly masked group still counts as the whole group: one vector access).
 struct WarpAccess {
   int64_t block = 0;         // linear block id (x fastest)
   int32_t warp = 0;          // warp within the block
@@ -48,9 +69,9 @@ struct ExecOptions {
 
 struct ExecStats {
   int64_t blocks = 0;
-  int64_t warpInstructions = 0;  // warp-level ops executed
+  int64_t warpInstructions = 0;  // warp-level ops issued (every op a warp runs except yield)
   int64_t barriers = 0;          // barrier releases
-  int64_t divergentBranches = 0; // ifs/loops where the active lanes disagreed
+  int64_t divergentBranches = 0; // ifs whose lanes split, loops whose lanes left at different iterations
 };
 
 struct ExecResult {
@@ -58,9 +79,13 @@ struct ExecResult {
   std::vector<WarpAccess> accesses;
 };
 
-// Stable instruction ids: the op at index i of a pre-order walk of fn.body has id i.
+// Stable instruction ids: the op at index i of a pre-order walk of fn.body has id i (an op
+// before the ops of its regions), as WarpAccess::instr and the error messages use them.
 std::vector<const Op*> instructionTable(const Function& fn);
 
+// Runs blocks in grid order (x fastest), up to options.maxBlocks. Throws IRError for IR it
+// cannot run, std::runtime_error for a missing buffer/scalar or a bad grid, RuntimeError for a
+// fault during the run (Memory then holds whatever was written before it).
 ExecResult runThreadIR(const Function& fn, const LaunchConfig& launch, Memory& memory,
                        const ExecOptions& options = {});
 

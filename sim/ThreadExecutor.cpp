@@ -1,0 +1,843 @@
+// The warp-level executor of thread IR (contract in ThreadExecutor.h; a walkthrough for
+// students in docs/executor.md).
+//
+// How it runs
+//   - Blocks run one after another in grid order (x fastest), up to ExecOptions::maxBlocks.
+//   - A block has 32*numWarps threads in numWarps warps. Each warp owns a register file
+//     (sim/Program.h: one flat slot array, value v at [lane][reg]) and an explicit stack of
+//     frames (region, next op, active mask, loop/if state) instead of C++ recursion, so a warp
+//     can stop at a barrier deep inside loops and branches and resume later.
+//   - A warp runs in lockstep: each op is computed for the frame's active lanes only.
+//   - `if` with a per-lane condition runs the then-region with (active & cond) and the else-region
+//     with (active & ~cond), one after the other; each branch's yield writes the if's results for
+//     its own lanes, so after reconvergence every lane holds its branch's values. A uniform
+//     condition runs one region with the whole mask.
+//   - `for` reads lo/hi/step per lane; each lane iterates while (step > 0 ? iv < hi : iv > hi);
+//     the body runs with the lanes still iterating; lanes drop out as they finish; the for's
+//     results hold each lane's carried values after its last iteration (its inits if none).
+//   - Scheduler: warp 0 runs until it reaches a barrier or returns, then warp 1, ... When no
+//     warp can run: all returned -> the block is done; all wait at the same barrier op -> all
+//     are released (a new race-detection epoch begins); anything else is a RuntimeError.
+//     A barrier reached with inactive lanes (inside divergent code) is a RuntimeError at once.
+//   - Memory ops check alignment (vector groups) and bounds before touching memory; a store
+//     checks every lane's every group first, so a faulting store writes nothing; then writes
+//     apply lane by lane in lane order.
+//   - Shared memory is per block, filled with 0xFF bytes at the start of every block ("poison":
+//     an f32 read before any write gives NaN, an i32 gives -1), so reading uninitialized shared
+//     memory shows up as wrong results instead of passing by luck with zeros.
+#include "sim/ThreadExecutor.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "ir/Verifier.h"
+#include "sim/ElementOps.h"
+#include "sim/Program.h"
+#include "sim/RaceDetector.h"
+
+namespace tl {
+
+using sim::COp;
+using sim::CRegion;
+using sim::Slot;
+using sim::ValRef;
+
+std::vector<const Op*> instructionTable(const Function& fn) {
+  std::vector<const Op*> table;
+  walk(fn.body, [&](Op& op) { table.push_back(&op); });
+  return table;
+}
+
+namespace {
+
+constexpr uint32_t kFullMask = 0xFFFFFFFFu;
+constexpr int kMaxWarps = 32;                          // 1024 threads per block, as CUDA
+constexpr int64_t kMaxSharedBytes = int64_t(16) << 20; // the simulator's sanity limit
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+std::string locStr(Loc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.col); }
+
+// Calls fn(lane) for each set bit of mask, in increasing lane order.
+template <typename Fn>
+inline void forLanes(uint32_t mask, Fn fn) {
+  while (mask) {
+    int lane = __builtin_ctz(mask);
+    mask &= mask - 1;
+    fn(lane);
+  }
+}
+
+// "lanes 0-6, 9" for messages.
+std::string laneList(uint32_t mask) {
+  std::string s;
+  for (int l = 0; l < 32;) {
+    if (!(mask >> l & 1)) { ++l; continue; }
+    int e = l;
+    while (e + 1 < 32 && (mask >> (e + 1) & 1)) ++e;
+    s += (s.empty() ? "" : ", ") + std::to_string(l) + (e > l ? "-" + std::to_string(e) : "");
+    l = e + 1;
+  }
+  return s.empty() ? "none" : s;
+}
+
+// What a frame of the warp stack is running.
+enum class FrameKind : uint8_t {
+  Body,  // the function body
+  Then,  // an if's then-region (pendingElse: lanes that run the else-region next)
+  Else,  // an if's else-region
+  Loop,  // a for's body, one iteration at a time
+};
+
+struct Frame {
+  const CRegion* region = nullptr;
+  const COp* owner = nullptr;  // the if/for that pushed it (nullptr for the body)
+  uint32_t pc = 0;             // index of the next op of region to run
+  uint32_t mask = 0;           // active lanes (never 0)
+  uint32_t pendingElse = 0;    // Then frames: lanes waiting for the else-region
+  FrameKind kind = FrameKind::Body;
+  bool divergenceCounted = false;  // Loop frames: already counted in divergentBranches
+};
+
+enum class WarpStatus : uint8_t {
+  Running,    // can run
+  AtBarrier,  // waiting at `barrier`
+  Done,       // executed return
+};
+
+struct Warp {
+  int id = 0;
+  std::vector<Slot> regs;     // the register file (Program::slotsPerWarp slots)
+  std::vector<Frame> stack;   // reserved to Program::maxDepth: never reallocates
+  WarpStatus status = WarpStatus::Running;
+  const COp* barrier = nullptr;
+};
+
+// A pending element write of a store instruction (checked, not yet applied).
+struct PendingWrite {
+  uint8_t* dst;
+  Slot value;
+};
+
+class Executor {
+ public:
+  Executor(const Function& fn, const LaunchConfig& launch, Memory& memory, const ExecOptions& options)
+      : fn_(fn), launch_(launch), mem_(memory), opts_(options) {}
+
+  ExecResult run() {
+    checkFunction();
+    prog_ = sim::compileProgram(fn_);
+    bindParams();
+    numWarps_ = fn_.numWarps;
+    warps_.resize(static_cast<size_t>(numWarps_));
+    for (int w = 0; w < numWarps_; ++w) {
+      warps_[w].id = w;
+      warps_[w].regs.assign(prog_->slotsPerWarp, 0);
+      warps_[w].stack.reserve(static_cast<size_t>(prog_->maxDepth) + 1);
+    }
+    shared_.assign(static_cast<size_t>(fn_.sharedBytes), 0xFF);
+    if (opts_.detectRaces) races_.reset(fn_.sharedBytes);
+
+    const int64_t total = launch_.grid[0] * launch_.grid[1] * launch_.grid[2];
+    const int64_t toRun = opts_.maxBlocks < 0 ? total : std::min(total, opts_.maxBlocks);
+    for (int64_t b = 0; b < toRun; ++b) {
+      block_ = {b % launch_.grid[0], (b / launch_.grid[0]) % launch_.grid[1], b / (launch_.grid[0] * launch_.grid[1])};
+      blockLinear_ = b;
+      runBlock();
+      ++result_.stats.blocks;
+      // After the first block, reserve for the rest: no reallocation in the common case.
+      if (b == 0 && opts_.recordAccesses)
+        result_.accesses.reserve(result_.accesses.size() * static_cast<size_t>(toRun) + 64);
+    }
+    return std::move(result_);
+  }
+
+ private:
+  const Function& fn_;
+  const LaunchConfig& launch_;
+  Memory& mem_;
+  const ExecOptions& opts_;
+  std::unique_ptr<sim::Program> prog_;
+  std::vector<Slot> params_;  // one slot per parameter, the same for every lane and block
+  int numWarps_ = 0;
+  std::vector<Warp> warps_;
+  std::vector<uint8_t> shared_;
+  sim::RaceDetector races_;
+  std::array<int64_t, 3> block_{0, 0, 0};
+  int64_t blockLinear_ = 0;
+  ExecResult result_;
+  std::vector<PendingWrite> pending_;  // reused by every store
+  Buffer* lastBuffer_ = nullptr;       // the buffer the last global access hit (a fast path)
+
+  // ----- setup --------------------------------------------------------------------------------
+
+  void checkFunction() {
+    if (fn_.level != IRLevel::Thread)
+      throw IRError(fn_.loc, "the thread executor runs thread IR; '" + fn_.name + "' is block IR");
+    std::string errors = verifyFunction(fn_);
+    if (!errors.empty()) throw IRError(fn_.loc, "the thread executor was given IR that fails verification:\n" + errors);
+    if (fn_.numWarps < 1 || fn_.numWarps > kMaxWarps)
+      throw IRError(fn_.loc, "thread function '" + fn_.name + "' has num_warps " + std::to_string(fn_.numWarps) +
+                                 "; it must be 1.." + std::to_string(kMaxWarps));
+    if (fn_.sharedBytes < 0 || fn_.sharedBytes > kMaxSharedBytes)
+      throw IRError(fn_.loc, "thread function '" + fn_.name + "' has shared_bytes " + std::to_string(fn_.sharedBytes) +
+                                 "; the executor allows 0.." + std::to_string(kMaxSharedBytes));
+    for (int a = 0; a < 3; ++a)
+      if (launch_.grid[a] < 1)
+        throw std::runtime_error("grid dimension " + std::to_string(a) + " is " + std::to_string(launch_.grid[a]) +
+                                 "; it must be at least 1");
+  }
+
+  // Parameters as the interpreters bind them: a pointer is its buffer's base address; a scalar
+  // is the launch value converted to the parameter's dtype.
+  void bindParams() {
+    for (size_t k = 0; k < fn_.params.size(); ++k) {
+      const Param& p = fn_.params[k];
+      const Type& t = fn_.param(k)->type;
+      if (p.kind == Param::Kind::Pointer) {
+        const Buffer* b = mem_.find(p.name);
+        if (!b) throw std::runtime_error("no buffer is bound to pointer parameter '" + p.name + "'");
+        if (b->dtype != t.dtype)
+          throw std::runtime_error("buffer '" + p.name + "' holds " + dtypeName(b->dtype) +
+                                   " but the parameter has type " + t.str());
+        params_.push_back(b->base);
+      } else {
+        auto it = launch_.scalars.find(p.name);
+        if (it == launch_.scalars.end())
+          throw std::runtime_error("no value is given for scalar parameter '" + p.name + "'");
+        const ScalarValue& v = it->second;
+        Slot s = isInt(v.dtype) ? sim::intSlot(v.dtype, v.i)
+                                : sim::floatSlot(v.dtype, static_cast<float>(roundToDType(v.f, DType::F32)));
+        params_.push_back(sim::convertSlot(s, v.dtype, t.dtype));
+      }
+    }
+  }
+
+  // ----- messages -----------------------------------------------------------------------------
+
+  std::string blockStr() const {
+    return "block (" + std::to_string(block_[0]) + ", " + std::to_string(block_[1]) + ", " +
+           std::to_string(block_[2]) + ")";
+  }
+  static std::string threadStr(int thread) {
+    return "thread " + std::to_string(thread) + " (warp " + std::to_string(thread / 32) + ", lane " +
+           std::to_string(thread % 32) + ")";
+  }
+  // " in block (3, 0, 0), thread 37 (warp 1, lane 5), instruction 12"
+  std::string where(const Warp& w, int lane, const COp& op) const {
+    return " in " + blockStr() + ", " + threadStr(w.id * 32 + lane) + ", instruction " + std::to_string(op.instr);
+  }
+  [[noreturn]] void fail(const COp& op, const std::string& msg) const { throw RuntimeError(op.op->loc, msg); }
+
+  // "address 0x... is 16 bytes past the end of buffer 'x_ptr' (781 x f32)"
+  std::string describeAddress(uint64_t addr, int size) const {
+    const Buffer* b = mem_.nearest(addr);
+    std::string s = "address " + hex(addr);
+    if (!b) return s + " is in no buffer (none are allocated)";
+    std::string buf = "buffer '" + b->name + "' (" + b->describe() + ")";
+    if (addr >= b->end()) return s + " is " + std::to_string(addr - b->end()) + " bytes past the end of " + buf;
+    if (addr < b->base) return s + " is " + std::to_string(b->base - addr) + " bytes before the start of " + buf;
+    return s + " (" + std::to_string(size) + " bytes) straddles the end of " + buf;
+  }
+
+  // ----- the block and its warps --------------------------------------------------------------
+
+  void runBlock() {
+    for (Warp& w : warps_) {
+      for (size_t k = 0; k < params_.size(); ++k) fill(w, prog_->body.args[k], kFullMask, params_[k]);
+      w.stack.clear();
+      w.stack.push_back(Frame{&prog_->body, nullptr, 0, kFullMask, 0, FrameKind::Body, false});
+      w.status = WarpStatus::Running;
+      w.barrier = nullptr;
+    }
+    std::fill(shared_.begin(), shared_.end(), uint8_t(0xFF));
+    if (opts_.detectRaces) races_.newEpoch();
+
+    for (;;) {
+      for (Warp& w : warps_)
+        if (w.status == WarpStatus::Running) runWarp(w);
+      // No warp can run now: every warp returned or waits at a barrier.
+      const Warp* waiting = nullptr;
+      const Warp* done = nullptr;
+      for (const Warp& w : warps_) {
+        if (w.status == WarpStatus::AtBarrier && !waiting) waiting = &w;
+        if (w.status == WarpStatus::Done && !done) done = &w;
+      }
+      if (!waiting) return;  // all returned
+      if (done)
+        fail(*waiting->barrier, "barrier at " + locStr(waiting->barrier->op->loc) + " not reached by warp " +
+                                    std::to_string(done->id) + ": it returned while warp " + std::to_string(waiting->id) +
+                                    " waits there, in " + blockStr() + " (every thread of a block must reach every barrier)");
+      for (const Warp& w : warps_)
+        if (w.barrier != waiting->barrier)
+          fail(*w.barrier, "warps wait at different barriers in " + blockStr() + ": warp " + std::to_string(waiting->id) +
+                               " at " + locStr(waiting->barrier->op->loc) + " (instruction " +
+                               std::to_string(waiting->barrier->instr) + "), warp " + std::to_string(w.id) + " at " +
+                               locStr(w.barrier->op->loc) + " (instruction " + std::to_string(w.barrier->instr) + ")");
+      for (Warp& w : warps_) {
+        w.status = WarpStatus::Running;
+        w.barrier = nullptr;
+      }
+      ++result_.stats.barriers;
+      if (opts_.detectRaces) races_.newEpoch();
+    }
+  }
+
+  // Runs warp w until it returns or reaches a barrier.
+  void runWarp(Warp& w) {
+    for (;;) {
+      Frame& f = w.stack.back();
+      const COp& op = f.region->ops[f.pc];
+      if (op.kind != OpKind::Yield) ++result_.stats.warpInstructions;
+      switch (op.kind) {
+        case OpKind::Return:
+          w.stack.clear();
+          w.status = WarpStatus::Done;
+          return;
+        case OpKind::Yield:
+          endRegion(w, op);
+          break;
+        case OpKind::If:
+          ++f.pc;
+          enterIf(w, op, f.mask);  // may push: f is not used after this
+          break;
+        case OpKind::For:
+          ++f.pc;
+          enterFor(w, op, f.mask);
+          break;
+        case OpKind::Barrier:
+          if (f.mask != kFullMask)
+            fail(op, "barrier at " + locStr(op.op->loc) + " reached by warp " + std::to_string(w.id) + " with only lanes " +
+                         laneList(f.mask) + " active, in " + blockStr() +
+                         " (a barrier in divergent code: every thread of the block must reach it)");
+          ++f.pc;
+          w.status = WarpStatus::AtBarrier;
+          w.barrier = &op;
+          return;
+        default:
+          exec(w, op, f.mask);
+          ++f.pc;
+          break;
+      }
+    }
+  }
+
+  // ----- control flow -------------------------------------------------------------------------
+
+  void enterIf(Warp& w, const COp& op, uint32_t mask) {
+    uint32_t cond = 0;
+    const Slot* c = &w.regs[op.in[0].off];
+    forLanes(mask, [&](int l) { if (c[l]) cond |= 1u << l; });
+    const uint32_t thenMask = mask & cond, elseMask = mask & ~cond;
+    if (thenMask && elseMask) ++result_.stats.divergentBranches;
+    if (thenMask)
+      w.stack.push_back(Frame{&op.regions[0], &op, 0, thenMask, elseMask, FrameKind::Then, false});
+    else
+      w.stack.push_back(Frame{&op.regions[1], &op, 0, elseMask, 0, FrameKind::Else, false});
+  }
+
+  // Does a lane with induction variable iv run another iteration?
+  static bool continues(int64_t iv, int64_t hi, int64_t step) { return step > 0 ? iv < hi : iv > hi; }
+
+  void enterFor(Warp& w, const COp& op, uint32_t mask) {
+    const CRegion& body = op.regions[0];
+    const Slot* lo = &w.regs[op.in[0].off];
+    const Slot* hi = &w.regs[op.in[1].off];
+    const Slot* step = &w.regs[op.in[2].off];
+    uint32_t run = 0;
+    forLanes(mask, [&](int l) {
+      if (step[l] == 0) fail(op, "range() step is zero" + where(w, l, op));
+      if (continues(sim::asI(lo[l]), sim::asI(hi[l]), sim::asI(step[l]))) run |= 1u << l;
+    });
+    // The results hold each lane's latest carried values: the inits to begin with.
+    for (size_t k = 0; k < op.out.size(); ++k) copy(w, op.in[3 + k], op.out[k], mask);
+    if (!run) return;
+    copy(w, op.in[0], body.args[0], run);  // iv = lo
+    for (size_t k = 0; k < op.out.size(); ++k) copy(w, op.out[k], body.args[1 + k], run);
+    bool divergent = run != mask;
+    if (divergent) ++result_.stats.divergentBranches;
+    w.stack.push_back(Frame{&body, &op, 0, run, 0, FrameKind::Loop, divergent});
+  }
+
+  // A region's yield: hand its values to the owner's results for the frame's lanes, then run the
+  // else-region, the next iteration, or return to the enclosing frame.
+  void endRegion(Warp& w, const COp& yield) {
+    Frame& f = w.stack.back();
+    const COp& owner = *f.owner;
+    for (size_t k = 0; k < owner.out.size(); ++k) copy(w, yield.in[k], owner.out[k], f.mask);
+    if (f.kind == FrameKind::Then) {
+      if (f.pendingElse) {
+        f = Frame{&owner.regions[1], &owner, 0, f.pendingElse, 0, FrameKind::Else, false};
+        return;
+      }
+      w.stack.pop_back();
+      return;
+    }
+    if (f.kind == FrameKind::Else) {
+      w.stack.pop_back();
+      return;
+    }
+    // Loop: advance each lane's iv; lanes past their bound (or whose iv would overflow) stop.
+    const CRegion& body = *f.region;
+    const ValRef ivRef = body.args[0];
+    const Slot* hi = &w.regs[owner.in[1].off];
+    const Slot* step = &w.regs[owner.in[2].off];
+    Slot* iv = &w.regs[ivRef.off];
+    uint32_t next = 0;
+    forLanes(f.mask, [&](int l) {
+      int64_t v = 0;
+      if (__builtin_add_overflow(sim::asI(iv[l]), sim::asI(step[l]), &v)) return;
+      if (!continues(v, sim::asI(hi[l]), sim::asI(step[l]))) return;
+      iv[l] = sim::intSlot(ivRef.dtype, v);
+      next |= 1u << l;
+    });
+    if (!next) {
+      w.stack.pop_back();
+      return;
+    }
+    if (next != f.mask && !f.divergenceCounted) {
+      ++result_.stats.divergentBranches;
+      f.divergenceCounted = true;
+    }
+    for (size_t k = 0; k < owner.out.size(); ++k) copy(w, owner.out[k], body.args[1 + k], next);
+    f.mask = next;
+    f.pc = 0;
+  }
+
+  // ----- register helpers ---------------------------------------------------------------------
+
+  // Calls fn(i, lane) for every register i (index from the value's first slot) of the active lanes.
+  template <typename Fn>
+  static inline void forRegs(uint32_t mask, uint32_t n, Fn fn) {
+    if (mask == kFullMask) {
+      for (uint32_t i = 0; i < 32 * n; ++i) fn(i, static_cast<int>(i / n));
+      return;
+    }
+    forLanes(mask, [&](int l) {
+      for (uint32_t r = 0; r < n; ++r) fn(static_cast<uint32_t>(l) * n + r, l);
+    });
+  }
+
+  static void copy(Warp& w, const ValRef& from, const ValRef& to, uint32_t mask) {
+    const Slot* src = &w.regs[from.off];
+    Slot* dst = &w.regs[to.off];
+    forRegs(mask, to.n, [&](uint32_t i, int) { dst[i] = src[i]; });
+  }
+
+  static void fill(Warp& w, const ValRef& to, uint32_t mask, Slot v) {
+    Slot* dst = &w.regs[to.off];
+    forRegs(mask, to.n, [&](uint32_t i, int) { dst[i] = v; });
+  }
+
+  // ----- straight-line ops --------------------------------------------------------------------
+
+  void exec(Warp& w, const COp& op, uint32_t mask) {
+    switch (op.kind) {
+      case OpKind::ThreadId: perLane(w, op, mask, [&](int l) { return Slot(w.id * 32 + l); }); break;
+      case OpKind::LaneId: perLane(w, op, mask, [&](int l) { return Slot(l); }); break;
+      case OpKind::WarpId: perLane(w, op, mask, [&](int) { return Slot(w.id); }); break;
+      case OpKind::BlockId: fill(w, op.out[0], mask, Slot(block_[op.attr])); break;
+      case OpKind::NumBlocks: fill(w, op.out[0], mask, sim::intSlot(DType::I32, launch_.grid[op.attr])); break;
+      case OpKind::Constant: fill(w, op.out[0], mask, op.constant); break;
+      case OpKind::RegIndex: {
+        Slot* out = &w.regs[op.out[0].off];
+        const uint32_t n = op.out[0].n;
+        forRegs(mask, n, [&](uint32_t i, int) { out[i] = i % n; });
+        break;
+      }
+      case OpKind::Splat: execSplat(w, op, mask); break;
+      case OpKind::Extract: execExtract(w, op, mask); break;
+      case OpKind::Pack: execPack(w, op, mask); break;
+      case OpKind::Permute: execPermute(w, op, mask); break;
+      case OpKind::RegReduce: execRegReduce(w, op, mask); break;
+      case OpKind::Convert: {
+        const DType from = op.in[0].dtype, to = op.out[0].dtype;
+        map1(w, op, mask, [&](Slot x) { return sim::convertSlot(x, from, to); });
+        break;
+      }
+      case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
+      case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid: {
+        const DType d = op.in[0].dtype;
+        map1(w, op, mask, [&](Slot x) { return sim::unarySlot(op.kind, d, x); });
+        break;
+      }
+      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
+      case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
+        execBinary(w, op, mask);
+        break;
+      case OpKind::Cmp: {
+        const DType d = op.in[0].dtype;
+        const sim::CmpPred p = op.pred;
+        map2(w, op, mask, [&](Slot a, Slot b) { return Slot(sim::compareSlot(p, d, a, b)); });
+        break;
+      }
+      case OpKind::Select: {
+        const Slot* c = &w.regs[op.in[0].off];
+        const Slot* a = &w.regs[op.in[1].off];
+        const Slot* b = &w.regs[op.in[2].off];
+        Slot* out = &w.regs[op.out[0].off];
+        forRegs(mask, op.out[0].n, [&](uint32_t i, int) { out[i] = c[i] ? a[i] : b[i]; });
+        break;
+      }
+      case OpKind::AddPtr: {
+        const uint64_t size = static_cast<uint64_t>(dtypeBytes(op.out[0].dtype));
+        map2(w, op, mask, [&](Slot p, Slot off) { return p + off * size; });  // wraps modulo 2^64
+        break;
+      }
+      case OpKind::Fma: {
+        const DType d = op.out[0].dtype;
+        const Slot* a = &w.regs[op.in[0].off];
+        const Slot* b = &w.regs[op.in[1].off];
+        const Slot* c = &w.regs[op.in[2].off];
+        Slot* out = &w.regs[op.out[0].off];
+        forRegs(mask, op.out[0].n, [&](uint32_t i, int) { out[i] = sim::fmaSlot(d, a[i], b[i], c[i]); });
+        break;
+      }
+      case OpKind::ShflXor: case OpKind::ShflIdx: execShuffle(w, op, mask); break;
+      case OpKind::LdGlobal: execLdGlobal(w, op, mask); break;
+      case OpKind::StGlobal: execStGlobal(w, op, mask); break;
+      case OpKind::LdShared: execLdShared(w, op, mask); break;
+      case OpKind::StShared: execStShared(w, op, mask); break;
+      default:
+        throw IRError(op.op->loc, std::string("the thread executor cannot run '") + mnemonic(op.kind) + "' here");
+    }
+  }
+
+  // result (a scalar) = fn(lane) for each active lane
+  template <typename Fn>
+  void perLane(Warp& w, const COp& op, uint32_t mask, Fn fn) {
+    Slot* out = &w.regs[op.out[0].off];
+    forLanes(mask, [&](int l) { out[l] = fn(l); });
+  }
+
+  // result[i] = fn(operand0[i]) register by register
+  template <typename Fn>
+  void map1(Warp& w, const COp& op, uint32_t mask, Fn fn) {
+    const Slot* a = &w.regs[op.in[0].off];
+    Slot* out = &w.regs[op.out[0].off];
+    forRegs(mask, op.out[0].n, [&](uint32_t i, int) { out[i] = fn(a[i]); });
+  }
+
+  // result[i] = fn(operand0[i], operand1[i])
+  template <typename Fn>
+  void map2(Warp& w, const COp& op, uint32_t mask, Fn fn) {
+    const Slot* a = &w.regs[op.in[0].off];
+    const Slot* b = &w.regs[op.in[1].off];
+    Slot* out = &w.regs[op.out[0].off];
+    forRegs(mask, op.out[0].n, [&](uint32_t i, int) { out[i] = fn(a[i], b[i]); });
+  }
+
+  void execBinary(Warp& w, const COp& op, uint32_t mask) {
+    const DType d = op.in[0].dtype;
+    const Slot* a = &w.regs[op.in[0].off];
+    const Slot* b = &w.regs[op.in[1].off];
+    Slot* out = &w.regs[op.out[0].off];
+    const uint32_t n = op.out[0].n;
+    forRegs(mask, n, [&](uint32_t i, int l) {
+      if (!sim::binarySlot(op.kind, d, a[i], b[i], out[i]))
+        fail(op, "integer division by zero" + where(w, l, op) + ", register " + std::to_string(i % n));
+    });
+  }
+
+  void execSplat(Warp& w, const COp& op, uint32_t mask) {
+    const Slot* s = &w.regs[op.in[0].off];
+    Slot* out = &w.regs[op.out[0].off];
+    forRegs(mask, op.out[0].n, [&](uint32_t i, int l) { out[i] = s[l]; });
+  }
+
+  void execExtract(Warp& w, const COp& op, uint32_t mask) {
+    const Slot* v = &w.regs[op.in[0].off];
+    const uint32_t n = op.in[0].n;
+    Slot* out = &w.regs[op.out[0].off];
+    forLanes(mask, [&](int l) { out[l] = v[static_cast<uint32_t>(l) * n + static_cast<uint32_t>(op.attr)]; });
+  }
+
+  void execPack(Warp& w, const COp& op, uint32_t mask) {
+    Slot* out = &w.regs[op.out[0].off];
+    const uint32_t n = op.out[0].n;
+    forLanes(mask, [&](int l) {
+      for (uint32_t r = 0; r < n; ++r) out[static_cast<uint32_t>(l) * n + r] = w.regs[op.in[r].off + static_cast<uint32_t>(l)];
+    });
+  }
+
+  void execPermute(Warp& w, const COp& op, uint32_t mask) {
+    const Slot* v = &w.regs[op.in[0].off];
+    const uint32_t nIn = op.in[0].n, n = op.out[0].n;
+    Slot* out = &w.regs[op.out[0].off];
+    forLanes(mask, [&](int l) {
+      for (uint32_t r = 0; r < n; ++r)
+        out[static_cast<uint32_t>(l) * n + r] = v[static_cast<uint32_t>(l) * nIn + static_cast<uint32_t>(op.indices[r])];
+    });
+  }
+
+  // Each `group` consecutive registers combined in order with the elementwise rules of the
+  // dtype (so an f16 sum rounds after every add; widen to f32 first to match tl-scalar's sum).
+  void execRegReduce(Warp& w, const COp& op, uint32_t mask) {
+    const Slot* v = &w.regs[op.in[0].off];
+    const uint32_t nIn = op.in[0].n, n = op.out[0].n, g = static_cast<uint32_t>(op.attr);
+    const DType d = op.in[0].dtype;
+    Slot* out = &w.regs[op.out[0].off];
+    forLanes(mask, [&](int l) {
+      const Slot* in = v + static_cast<uint32_t>(l) * nIn;
+      for (uint32_t j = 0; j < n; ++j) {
+        Slot acc = in[j * g];
+        for (uint32_t k = 1; k < g; ++k) sim::binarySlot(op.combine, d, acc, in[j * g + k], acc);  // never divides
+        out[static_cast<uint32_t>(l) * n + j] = acc;
+      }
+    });
+  }
+
+  // shfl_xor / shfl_idx: every active lane reads all registers of the operand from its source
+  // lane, which must be active. shfl_idx takes the source modulo 32, as CUDA's __shfl_sync does.
+  void execShuffle(Warp& w, const COp& op, uint32_t mask) {
+    const Slot* v = &w.regs[op.in[0].off];
+    const uint32_t n = op.out[0].n;
+    Slot* out = &w.regs[op.out[0].off];
+    const Slot* idx = op.kind == OpKind::ShflIdx ? &w.regs[op.in[1].off] : nullptr;
+    forLanes(mask, [&](int l) {
+      const int src = idx ? static_cast<int>(idx[l] & 31) : (l ^ static_cast<int>(op.attr));
+      if (!(mask >> src & 1))
+        fail(op, std::string(mnemonic(op.kind)) + " reads lane " + std::to_string(src) + ", which is inactive (active lanes: " +
+                     laneList(mask) + ")" + where(w, l, op));
+      for (uint32_t r = 0; r < n; ++r)
+        out[static_cast<uint32_t>(l) * n + r] = v[static_cast<uint32_t>(src) * n + r];
+    });
+  }
+
+  // ----- memory -------------------------------------------------------------------------------
+
+  // The ops' operand positions: (pointers/addresses, [value,] [mask, [other]]).
+  struct MemOperands {
+    const Slot* addr = nullptr;   // one address per register
+    const Slot* value = nullptr;  // stores
+    const Slot* mask = nullptr;   // null: every element is on
+    const Slot* other = nullptr;  // loads: value of masked-off elements (null: 0)
+    uint32_t n = 0;               // registers per lane
+    uint32_t vec = 1;             // registers per access group
+    DType dtype = DType::F32;     // element dtype
+    uint32_t elemBytes = 4;
+  };
+
+  MemOperands memOperands(Warp& w, const COp& op, bool store) {
+    MemOperands m;
+    size_t k = 0;
+    m.addr = &w.regs[op.in[k++].off];
+    const ValRef& data = store ? op.in[k] : op.out[0];
+    if (store) m.value = &w.regs[op.in[k++].off];
+    if (op.in.size() > k) m.mask = &w.regs[op.in[k++].off];
+    if (op.in.size() > k) m.other = &w.regs[op.in[k++].off];
+    m.n = data.n;
+    m.vec = static_cast<uint32_t>(op.attr);
+    m.dtype = data.dtype;
+    m.elemBytes = static_cast<uint32_t>(dtypeBytes(data.dtype));
+    return m;
+  }
+
+  // Elements of the group starting at register index i (lane*n + g*vec) that are on.
+  static uint32_t groupOn(const MemOperands& m, uint32_t i) {
+    uint32_t on = 0;
+    for (uint32_t e = 0; e < m.vec; ++e)
+      if (!m.mask || m.mask[i + e]) on |= 1u << e;
+    return on;
+  }
+
+  // A group's addresses must be consecutive and its first address aligned to the group size.
+  // (Shared addresses are printed as signed byte offsets, global ones in hex.)
+  void checkGroup(const Warp& w, const COp& op, const MemOperands& m, uint32_t i, int lane, bool shared) {
+    const uint64_t a0 = m.addr[i];
+    const uint64_t groupBytes = uint64_t(m.vec) * m.elemBytes;
+    bool ok = a0 % groupBytes == 0;
+    for (uint32_t e = 1; e < m.vec && ok; ++e) ok = m.addr[i + e] == a0 + uint64_t(e) * m.elemBytes;
+    if (ok) return;
+    auto show = [&](uint64_t a) { return shared ? std::to_string(sim::asI(a)) : hex(a); };
+    const char* space = shared ? "shared byte offset" : "address";
+    std::string msg = std::string(m.vec > 1 ? "misaligned vector access" : "misaligned access") +
+                      " (internal compiler error): " + mnemonic(op.kind) + " of ";
+    if (m.vec == 1) {
+      msg += std::string(dtypeName(m.dtype)) + " at " + space + " " + show(a0) + ", which is not a multiple of " +
+             std::to_string(m.elemBytes);
+    } else {
+      std::string addrs;
+      for (uint32_t e = 0; e < m.vec; ++e) addrs += (e ? ", " : "") + show(m.addr[i + e]);
+      msg += std::to_string(m.vec) + " x " + dtypeName(m.dtype) + " needs " + std::to_string(m.vec) + " consecutive " +
+             (shared ? "shared byte offsets" : "addresses") + " starting at a multiple of " + std::to_string(groupBytes) +
+             " bytes, got [" + addrs + "]";
+    }
+    fail(op, msg + where(w, lane, op) + ", register " + std::to_string(i % m.n));
+  }
+
+  // The host bytes of one global element, or a RuntimeError like the interpreters'.
+  uint8_t* globalElement(const Warp& w, const COp& op, const MemOperands& m, uint64_t addr, int lane, bool store) {
+    Buffer* b = lastBuffer_;
+    if (!b || addr < b->base || addr >= b->end() || m.elemBytes > b->end() - addr) {
+      b = mem_.resolve(addr, m.elemBytes);
+      if (!b)
+        fail(op, std::string(store ? "store" : "load") + " out of bounds: " + describeAddress(addr, static_cast<int>(m.elemBytes)) +
+                     where(w, lane, op));
+      lastBuffer_ = b;
+    }
+    const uint64_t off = addr - b->base;
+    if (b->dtype != m.dtype || off % m.elemBytes != 0)
+      fail(op, std::string(store ? "store" : "load") + " of " + dtypeName(m.dtype) + " at address " + hex(addr) +
+                   " is not aligned to an element of buffer '" + b->name + "' (" + b->describe() + ")" + where(w, lane, op));
+    return b->bytes.data() + off;
+  }
+
+  // The host bytes of one shared-memory element, or a RuntimeError.
+  uint8_t* sharedElement(const Warp& w, const COp& op, const MemOperands& m, uint64_t slot, int lane, bool store) {
+    const int64_t off = sim::asI(slot);  // an i32 byte offset, sign-extended
+    if (off < 0 || off + static_cast<int64_t>(m.elemBytes) > fn_.sharedBytes)
+      fail(op, std::string("shared-memory ") + (store ? "store" : "load") + " out of bounds: byte offset " +
+                   std::to_string(off) + " (" + std::to_string(m.elemBytes) + " bytes) is outside the block's " +
+                   std::to_string(fn_.sharedBytes) + " bytes of shared memory" + where(w, lane, op));
+    return shared_.data() + off;
+  }
+
+  // Appends one record per access group of this instruction; returns the index of the first.
+  size_t beginRecords(const Warp& w, const COp& op, const MemOperands& m, MemSpace space, bool store) {
+    const size_t first = result_.accesses.size();
+    if (!opts_.recordAccesses) return first;
+    WarpAccess rec;
+    rec.block = blockLinear_;
+    rec.warp = w.id;
+    rec.instr = op.instr;
+    rec.space = space;
+    rec.store = store;
+    rec.bytes = static_cast<uint8_t>(m.vec * m.elemBytes);
+    rec.loc = op.op->loc;
+    result_.accesses.insert(result_.accesses.end(), m.n / m.vec, rec);
+    return first;
+  }
+  void noteAccess(size_t first, uint32_t group, int lane, uint64_t addr) {
+    if (!opts_.recordAccesses) return;
+    WarpAccess& rec = result_.accesses[first + group];
+    rec.activeMask |= 1u << lane;
+    rec.addr[static_cast<size_t>(lane)] = addr;
+  }
+  // Drops the records of groups no lane accessed (every element masked off).
+  void endRecords(size_t first) {
+    if (!opts_.recordAccesses) return;
+    auto& acc = result_.accesses;
+    size_t keep = first;
+    for (size_t i = first; i < acc.size(); ++i)
+      if (acc[i].activeMask) acc[keep++] = acc[i];
+    acc.resize(keep);
+  }
+
+  [[noreturn]] void raceError(const COp& op, const sim::RaceConflict& c) const {
+    auto side = [&](const sim::RaceAccess& a) {
+      const Op* at = prog_->instructions[static_cast<size_t>(a.instr)];
+      return threadStr(a.thread) + " " + (a.write ? "wrote" : "read") + " it at " + locStr(at->loc) + " (instruction " +
+             std::to_string(a.instr) + ", " + mnemonic(at->kind) + ")";
+    };
+    fail(op, "shared-memory race on byte " + hex(c.byte) + ": " + side(c.earlier) + " and " + side(c.later) +
+                 " with no barrier between, in " + blockStr());
+  }
+
+  void execLdGlobal(Warp& w, const COp& op, uint32_t mask) {
+    const MemOperands m = memOperands(w, op, false);
+    Slot* out = &w.regs[op.out[0].off];
+    const size_t rec = beginRecords(w, op, m, MemSpace::Global, false);
+    forLanes(mask, [&](int l) {
+      for (uint32_t g = 0; g < m.n / m.vec; ++g) {
+        const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
+        const uint32_t on = groupOn(m, i);
+        if (on) {
+          checkGroup(w, op, m, i, l, false);
+          noteAccess(rec, g, l, m.addr[i]);
+        }
+        for (uint32_t e = 0; e < m.vec; ++e)
+          out[i + e] = (on >> e & 1) ? sim::loadElement(globalElement(w, op, m, m.addr[i + e], l, false), m.dtype)
+                                     : (m.other ? m.other[i + e] : 0);
+      }
+    });
+    endRecords(rec);
+  }
+
+  void execStGlobal(Warp& w, const COp& op, uint32_t mask) {
+    const MemOperands m = memOperands(w, op, true);
+    const size_t rec = beginRecords(w, op, m, MemSpace::Global, true);
+    pending_.clear();
+    forLanes(mask, [&](int l) {  // check everything first: a faulting store writes nothing
+      for (uint32_t g = 0; g < m.n / m.vec; ++g) {
+        const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
+        const uint32_t on = groupOn(m, i);
+        if (!on) continue;
+        checkGroup(w, op, m, i, l, false);
+        noteAccess(rec, g, l, m.addr[i]);
+        for (uint32_t e = 0; e < m.vec; ++e)
+          if (on >> e & 1) pending_.push_back({globalElement(w, op, m, m.addr[i + e], l, true), m.value[i + e]});
+      }
+    });
+    for (const PendingWrite& p : pending_) sim::storeElement(p.dst, m.dtype, p.value);  // lane order
+    endRecords(rec);
+  }
+
+  void execLdShared(Warp& w, const COp& op, uint32_t mask) {
+    const MemOperands m = memOperands(w, op, false);
+    Slot* out = &w.regs[op.out[0].off];
+    const size_t rec = beginRecords(w, op, m, MemSpace::Shared, false);
+    sim::RaceConflict conflict;
+    forLanes(mask, [&](int l) {
+      for (uint32_t g = 0; g < m.n / m.vec; ++g) {
+        const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
+        const uint32_t on = groupOn(m, i);
+        if (on) {
+          checkGroup(w, op, m, i, l, true);
+          noteAccess(rec, g, l, m.addr[i]);
+        }
+        for (uint32_t e = 0; e < m.vec; ++e) {
+          if (!(on >> e & 1)) {
+            out[i + e] = 0;
+            continue;
+          }
+          const uint8_t* p = sharedElement(w, op, m, m.addr[i + e], l, false);
+          if (opts_.detectRaces && races_.onRead(static_cast<uint32_t>(p - shared_.data()), m.elemBytes, w.id * 32 + l, op.instr, conflict))
+            raceError(op, conflict);
+          out[i + e] = sim::loadElement(p, m.dtype);
+        }
+      }
+    });
+    endRecords(rec);
+  }
+
+  void execStShared(Warp& w, const COp& op, uint32_t mask) {
+    const MemOperands m = memOperands(w, op, true);
+    const size_t rec = beginRecords(w, op, m, MemSpace::Shared, true);
+    sim::RaceConflict conflict;
+    pending_.clear();
+    forLanes(mask, [&](int l) {  // check bounds and races first, then write in lane order
+      for (uint32_t g = 0; g < m.n / m.vec; ++g) {
+        const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
+        const uint32_t on = groupOn(m, i);
+        if (!on) continue;
+        checkGroup(w, op, m, i, l, true);
+        noteAccess(rec, g, l, m.addr[i]);
+        for (uint32_t e = 0; e < m.vec; ++e) {
+          if (!(on >> e & 1)) continue;
+          uint8_t* p = sharedElement(w, op, m, m.addr[i + e], l, true);
+          if (opts_.detectRaces && races_.onWrite(static_cast<uint32_t>(p - shared_.data()), m.elemBytes, w.id * 32 + l, op.instr, conflict))
+            raceError(op, conflict);
+          pending_.push_back({p, m.value[i + e]});
+        }
+      }
+    });
+    for (const PendingWrite& p : pending_) sim::storeElement(p.dst, m.dtype, p.value);
+    endRecords(rec);
+  }
+};
+
+}  // namespace
+
+ExecResult runThreadIR(const Function& fn, const LaunchConfig& launch, Memory& memory, const ExecOptions& options) {
+  return Executor(fn, launch, memory, options).run();
+}
+
+}  // namespace tl
