@@ -237,14 +237,16 @@ bool foldOp(Op& op, DeferredEdits& edits) {
   }
   if (in.empty()) return false;
   switch (op.info().category) {
-    case OpCategory::Shape:  // splat / broadcast / expand_dims: same value, new type
+    case OpCategory::Shape:  // splat / broadcast / expand_dims / permute / extract of a splat:
+      // the same value in a new type. (A pack of several constants is not a splat.)
+      if (op.numOperands() != 1) return false;
       becomeConstant(op, attrOf(in[0]));
       return true;
     case OpCategory::Elementwise:
-      if (op.kind == OpKind::AddPtr) return false;
+      if (op.kind == OpKind::AddPtr || op.kind == OpKind::Fma) return false;
       return foldElementwise(op, in);
     case OpCategory::Reduction:
-      return op.numOperands() == 1 && foldReduction(op, in[0]);
+      return (op.kind == OpKind::Reduce || op.kind == OpKind::Argmax) && foldReduction(op, in[0]);
     default:
       return false;
   }

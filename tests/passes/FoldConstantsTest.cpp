@@ -284,3 +284,29 @@ TEST(FoldConstants, FoldsInsideLoopBodies) {
 
 }  // namespace
 }  // namespace tl
+
+namespace tl::passtest {
+
+// Thread IR: `pack` of different constants is not a splat and must stay; `permute` of a splat
+// constant is the same splat.
+TEST(FoldConstants, ThreadPackOfDifferentConstantsIsNotFolded) {
+  Kernel k;
+  k.fn.level = IRLevel::Thread;
+  k.fn.numWarps = 1;
+  Value* out = k.ptrParam("out", DType::I32);
+  Value* packed = k.b.create(OpKind::Pack, {k.i32(1), k.i32(2)}, {Type::tile(DType::I32, {2})})->result();
+  Value* perm = k.b.create(OpKind::Permute, {k.b.constInt(Type::tile(DType::I32, {2}), 7)},
+                           {Type::tile(DType::I32, {2})}, {{"indices", std::vector<int64_t>{1, 0}}})
+                    ->result();
+  Value* sum = k.b.binary(OpKind::Add, packed, perm);
+  Value* ptrs = k.b.splat(out, {2});
+  k.b.create(OpKind::StGlobal, {ptrs, sum}, {}, {{"vec", int64_t(1)}});
+  k.finish();
+  ASSERT_EQ(verifyFunction(k.fn), "");
+  foldConstants(k.fn);
+  ASSERT_EQ(verifyFunction(k.fn), "");
+  EXPECT_EQ(countOps(k.fn, OpKind::Pack), 1u);
+  EXPECT_EQ(countOps(k.fn, OpKind::Permute), 0u);
+}
+
+}  // namespace tl::passtest
