@@ -5,35 +5,92 @@
 // `numWarps` warps (Function::numWarps is set), loads and stores carry a `vec` attribute (the
 // elements one thread accesses at once, up to 16 bytes, proven contiguous and aligned by the
 // axis analysis), layout changes are explicit `convert_layout` ops, and the IR verifies.
+//
+// The `vec` attribute (kVecAttr), for the lowering: on a load or store whose pointer operand
+// has layout L (a blocked layout; loads and stores are always anchored on blocked layouts),
+// `vec` is a power of two with vec * elementBytes <= 16 that divides
+// L.sizePerThread()[L.order()[0]]. Each thread's registers come in groups of `vec` consecutive
+// registers (register index r with r % vec == 0 starts a group) whose elements are consecutive
+// along order[0], whose addresses are consecutive and vec*elementBytes-aligned, and whose mask
+// (and `other`) is the same for the whole group: one vector access with one predicate. A load
+// or store of a scalar has vec = 1. docs/layouts.md explains the rules.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "frontend/Launch.h"
 #include "ir/IR.h"
+#include "ir/Layout.h"
 #include "ir/Pass.h"
 
 namespace tl {
 
+// The attribute assign-layouts puts on every load and store.
+inline constexpr const char* kVecAttr = "vec";
+
 // What the axis analysis proves about an integer or pointer value, per dimension (Triton's
-// AxisInfo): runs of `contiguity` consecutive elements differ by 1 (element offsets), values
-// are divisible by `divisibility` (for pointers: the byte address), and runs of `constancy`
-// elements are equal.
+// AxisInfo), with runs aligned at multiples of their length in index space:
+//   contiguity[d]    runs of this many consecutive elements along d differ by 1 (element
+//                    offsets; for pointers: one element apart)
+//   divisibility[d]  the first element of each contiguity run is divisible by this power of two
+//                    (for pointers: the byte address; with contiguity 1, every element)
+//   constancy[d]     runs of this many elements along d are equal
+// A scalar is described as a one-element vector (contiguity [1], constancy [1]).
+// Every field is a power of two; the analysis never claims more than is true.
 struct AxisInfo {
   std::vector<int64_t> contiguity;
   std::vector<int64_t> divisibility;
   std::vector<int64_t> constancy;
-  std::string str() const;  // "contiguity=[1024] divisibility=[16] constancy=[1]"
+  std::optional<int64_t> value;  // every element is known to equal this integer
+
+  std::string str() const;  // "contiguity=[1024] divisibility=[16] constancy=[1]" (+ " value=0")
+  bool operator==(const AxisInfo&) const = default;
 };
 
-// Runs the analysis over the function; every int/pointer value (and i1 masks, for constancy) gets an entry.
-std::map<const Value*, AxisInfo> analyzeAxes(const Function& fn);
+// The largest divisibility the analysis ever claims (what a 0 is divisible by).
+inline constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
+
+// What the launch tells the analysis about runtime integer scalar parameters: Triton's
+// specialization (docs/layouts.md, "Specialization"). Compiled code is valid only for launches
+// whose scalar arguments satisfy the same facts.
+struct ParamFact {
+  int64_t divisibility = 1;  // a power of two dividing the argument (at most 16)
+  bool isOne = false;        // the argument equals 1 (a unit stride)
+};
+using ParamHints = std::map<std::string, ParamFact>;  // runtime scalar parameter name -> facts
+
+// Triton's rule, refined: an int scalar argument v is known divisible by the largest power of
+// two dividing it, at most 16 (Triton distinguishes only 16 and 1); v == 1 is known to be 1.
+ParamHints paramHintsFromLaunch(const LaunchConfig& launch);
+// "N: divisible by 4; stride_in: equals 1" (one line, parameters in name order; "none" if empty).
+std::string describeHints(const ParamHints& hints);
+
+// Runs the analysis over the function; every value gets an entry (floats: constancy only,
+// which is what a load's `other` needs). Pointer parameters are 256-byte aligned (runtime/Memory.h aligns buffers so);
+// int scalar parameters are divisible by 1 unless `hints` says more.
+std::map<const Value*, AxisInfo> analyzeAxes(const Function& fn, const ParamHints& hints = {});
+
+// The two passes (each returns true when it changed the function; see the .cpp contracts).
+bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints = {});
+bool removeConversions(Function& fn);
 
 // The layout passes, in order, for the pass manager (each verifies afterwards):
 //   assign-layouts      anchor loads/stores on coalesced layouts from the axis analysis, give
 //                       every other tile a layout, insert convert_layout where layouts meet
 //   remove-conversions  propagate layouts to remove conversions that are not needed
-PassManager layoutPipeline(int numWarps);
+PassManager layoutPipeline(int numWarps, const ParamHints& hints = {});
+
+// The anchor layout assign-layouts picks for a load or store (op kind Load/Store with a tile
+// pointer), and its vector width; exposed for tests and for tl-thread's explanations.
+struct MemoryAnchor {
+  LayoutPtr layout;              // defaultBlockedLayout(shape, numWarps, vec, order)
+  std::vector<int> order;        // dimensions by pointer contiguity, most contiguous first
+  int vec = 1;                   // elements per vector access
+  std::string why;               // "contiguity 1024, alignment 16 B = 4 elements, mask 4 -> vec 4"
+};
+MemoryAnchor memoryAnchor(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, int numWarps);
 
 }  // namespace tl

@@ -1,0 +1,427 @@
+// assign-layouts: decide which thread owns which element of every tile.
+//
+// Expects: verified block IR without layouts (the block pipeline's output).
+// Guarantees: Function::numWarps = numWarps; every tile value (op results and region
+// arguments) has a layout for numWarps warps; every load and store has the `vec` attribute
+// (Layouts.h, kVecAttr) and its pointer, mask, other/value operands are in its anchor layout;
+// wherever an operand's layout is not the one its op needs, an explicit convert_layout is
+// inserted (the IR verifies). Semantics are unchanged: layouts only say who computes what.
+//
+// Five steps (docs/layouts.md, "Assigning layouts"):
+//   1. anchors: each load/store gets a coalesced layout from the axis analysis (memoryAnchor);
+//   2. forward candidates: each load's layout flows to the values computed from it (through
+//      elementwise ops, broadcasts, reductions as slices, loop-carried values), as Triton's
+//      LayoutPropagation does; a value reached by several picks the widest per-thread vector;
+//   3. backward wants: a value no load reaches (indices, masks, constants) wants the layout its
+//      last user needs, so index arithmetic is computed directly in the layout of the access;
+//   4. decide, in program order: ops whose result layout is fixed by their operand (reduce ->
+//      slice, broadcast, dot -> its accumulator) follow it; others take their candidate or want,
+//      or a default blocked layout when nothing decides;
+//   5. convert: insert convert_layout wherever an operand's layout differs from what its op
+//      needs. remove-conversions cleans up the cheap ones afterwards.
+#include <algorithm>
+#include <deque>
+#include <numeric>
+#include <unordered_map>
+
+#include "ir/Builder.h"
+#include "thread/Layouts.h"
+
+namespace tl {
+
+namespace {
+
+bool sameLayout(const LayoutPtr& a, const LayoutPtr& b) { return a && b && *a == *b; }
+
+std::string listStr(const std::vector<int>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+// Step 1, for one memory op. order: dimensions by pointer contiguity, most contiguous first
+// (ties: the last dimension first, row-major). vec: the widest access every fact allows —
+// contiguity along order[0], the pointer's alignment in elements, the mask's and other's
+// constancy (one predicate per vector), 16 bytes, and the thread's share of the tile (as
+// Triton: no more than numel / threads, so small tiles spread over more threads).
+MemoryAnchor memoryAnchor(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, int numWarps) {
+  MemoryAnchor a;
+  const Value* ptr = memOp.operand(0);
+  const Type& t = ptr->type;
+  if (t.isScalar()) {
+    a.why = "scalar access";
+    return a;
+  }
+  auto infoOf = [&](const Value* v) -> const AxisInfo* {
+    auto it = axes.find(v);
+    return it == axes.end() ? nullptr : &it->second;
+  };
+  const AxisInfo* p = infoOf(ptr);
+  int rank = t.rank();
+  a.order.resize(rank);
+  std::iota(a.order.begin(), a.order.end(), 0);
+  std::stable_sort(a.order.begin(), a.order.end(), [&](int x, int y) {
+    int64_t cx = p ? p->contiguity[x] : 1, cy = p ? p->contiguity[y] : 1;
+    return cx != cy ? cx > cy : x > y;
+  });
+  int o = a.order[0];
+  int64_t elemBytes = dtypeBytes(t.dtype);
+  int64_t contig = p ? p->contiguity[o] : 1;
+  int64_t alignElems = std::max<int64_t>(1, (p ? p->divisibility[o] : 1) / elemBytes);
+  int64_t vec = std::min({contig, alignElems, 16 / elemBytes, t.shape[o]});
+  a.why = "contiguity " + std::to_string(contig) + ", alignment " + std::to_string(alignElems * elemBytes) +
+          " B = " + std::to_string(alignElems) + " elements";
+  // The mask (loads: operand 1, stores: operand 2) and a load's `other` must be uniform over
+  // each vector.
+  auto limitBy = [&](size_t idx, const char* what) {
+    if (memOp.numOperands() <= idx) return;
+    const AxisInfo* m = infoOf(memOp.operand(idx));
+    int64_t k = m && memOp.operand(idx)->type.isTile() ? m->constancy[o] : 1;
+    vec = std::min(vec, k);
+    a.why += std::string(", ") + what + " constancy " + std::to_string(k);
+  };
+  if (memOp.kind == OpKind::Load) {
+    limitBy(1, "mask");
+    limitBy(2, "other");
+  } else {
+    limitBy(2, "mask");
+  }
+  int64_t share = std::max<int64_t>(1, t.numel() / (int64_t(numWarps) * kWarpSize));
+  if (share < vec) {
+    vec = share;
+    a.why += ", " + std::to_string(share) + " element(s) per thread";
+  }
+  int64_t p2 = 1;
+  while (p2 * 2 <= vec) p2 *= 2;
+  a.vec = static_cast<int>(p2);
+  a.why += " -> vec " + std::to_string(a.vec) + ", order " + listStr(a.order);
+  a.layout = defaultBlockedLayout(t.shape, numWarps, a.vec, a.order);
+  return a;
+}
+
+namespace {
+
+class Assigner {
+ public:
+  Assigner(Function& fn, int numWarps, const ParamHints& hints) : fn_(fn), numWarps_(numWarps) {
+    axes_ = analyzeAxes(fn, hints);
+  }
+
+  void run() {
+    walk(fn_.body, [&](Op& op) {
+      for (size_t i = 0; i < op.numOperands(); ++i) uses_[op.operand(i)].push_back({&op, i});
+      if ((op.kind == OpKind::Load || op.kind == OpKind::Store)) {
+        MemoryAnchor a = memoryAnchor(op, axes_, numWarps_);
+        op.setAttr(kVecAttr, int64_t(a.vec));
+        if (a.layout) anchors_[&op] = a.layout;
+      }
+    });
+    forwardCandidates();
+    backwardWants(fn_.body);
+    decide(fn_.body);
+    insertConversions(fn_.body);
+    fn_.numWarps = numWarps_;
+  }
+
+ private:
+  Function& fn_;
+  int numWarps_;
+  std::map<const Value*, AxisInfo> axes_;
+  std::unordered_map<const Op*, LayoutPtr> anchors_;
+  std::unordered_map<const Value*, std::vector<std::pair<Op*, size_t>>> uses_;
+  std::unordered_map<const Value*, std::vector<LayoutPtr>> cands_;
+  std::unordered_map<const Value*, LayoutPtr> wants_;
+
+  LayoutPtr defaultLayout(const Type& t) const { return defaultBlockedLayout(t.shape, numWarps_, 1); }
+
+  // --- step 2: forward candidates ---------------------------------------------------------------
+
+  // The values an op's operand `idx` in layout `l` gives a layout to (Triton's forward
+  // propagation): results of elementwise ops and broadcasts keep it, a reduction's result is its
+  // slice, expand_dims of a slice gives the parent, loop-carried values keep it.
+  std::vector<std::pair<Value*, LayoutPtr>> forwardEdges(Op& op, size_t idx, const LayoutPtr& l) {
+    std::vector<std::pair<Value*, LayoutPtr>> out;
+    switch (op.info().category) {
+      case OpCategory::Elementwise:
+        out.push_back({op.result(), l});
+        break;
+      case OpCategory::Shape:
+        if (op.kind == OpKind::Broadcast) out.push_back({op.result(), l});
+        if (op.kind == OpKind::ExpandDims && l->kind() == Layout::Kind::Slice && l->sliceDim() == op.intAttr("axis"))
+          out.push_back({op.result(), l->parent()});
+        break;
+      case OpCategory::Reduction:
+        if (op.kind == OpKind::Dot && idx == 2) out.push_back({op.result(), l});
+        if (op.kind != OpKind::Dot && op.result()->type.isTile())
+          out.push_back({op.result(), Layout::slice(static_cast<int>(op.intAttr("axis")), l)});
+        break;
+      case OpCategory::Control:
+        if (op.kind == OpKind::For && idx >= 3) {
+          out.push_back({op.region(0).arg(idx - 2), l});
+          out.push_back({op.result(idx - 3), l});
+        }
+        break;
+      case OpCategory::Terminator:
+        if (op.kind == OpKind::Yield && op.parent && op.parent->parentOp) {
+          Op& owner = *op.parent->parentOp;
+          if (owner.kind == OpKind::For) out.push_back({owner.region(0).arg(idx + 1), l});
+          out.push_back({owner.result(idx), l});
+        }
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  void forwardCandidates() {
+    std::deque<std::pair<Value*, LayoutPtr>> work;
+    auto add = [&](Value* v, const LayoutPtr& l) {
+      if (!v->type.isTile() || l->rank() != v->type.rank()) return;
+      auto& c = cands_[v];
+      for (const auto& x : c)
+        if (*x == *l) return;
+      c.push_back(l);
+      work.push_back({v, l});
+    };
+    walk(fn_.body, [&](Op& op) {
+      if (op.kind == OpKind::Load && anchors_.count(&op)) add(op.result(), anchors_[&op]);
+    });
+    while (!work.empty()) {
+      auto [v, l] = work.front();
+      work.pop_front();
+      for (auto [user, idx] : uses_[v])
+        for (auto& [to, lt] : forwardEdges(*user, idx, l)) add(to, lt);
+    }
+  }
+
+  // The candidate a value takes: the widest per-thread vector along the fastest dimension (the
+  // one memory accesses prefer); ties: the first that reached it.
+  LayoutPtr bestCandidate(const Value* v) const {
+    auto it = cands_.find(v);
+    if (it == cands_.end() || it->second.empty()) return nullptr;
+    LayoutPtr best = it->second.front();
+    auto width = [](const LayoutPtr& l) { return l->sizePerThread()[l->order()[0]]; };
+    for (const auto& l : it->second)
+      if (width(l) > width(best)) best = l;
+    return best;
+  }
+
+  LayoutPtr wantOf(const Value* v) const {
+    auto it = wants_.find(v);
+    return it == wants_.end() ? nullptr : it->second;
+  }
+
+  // --- step 3: backward wants -------------------------------------------------------------------
+
+  // The layout a value is expected to end up with (before step 4 decides): its candidate, else
+  // what its users want. A loop-carried value also looks at what the loop's result wants.
+  LayoutPtr preferred(const Value* v) const {
+    if (auto l = bestCandidate(v)) return l;
+    if (v->isRegionArg() && v->owner && v->owner->parentOp && v->owner->parentOp->kind == OpKind::For && v->index > 0)
+      if (auto l = wantOf(v->owner->parentOp->result(v->index - 1))) return l;
+    return wantOf(v);
+  }
+
+  void want(Value* v, const LayoutPtr& l) {
+    if (!l || !v->type.isTile() || l->rank() != v->type.rank() || wants_.count(v)) return;
+    wants_[v] = l;
+  }
+
+  // What operand `idx` of `op` needs, given the layouts of op's results (`resultLayout(i)`);
+  // nullptr: any layout will do. Shared by steps 3 and 5.
+  template <class ResultLayout>
+  LayoutPtr required(const Op& op, size_t idx, ResultLayout resultLayout) const {
+    if (!op.operand(idx)->type.isTile()) return nullptr;
+    switch (op.kind) {
+      case OpKind::Load: case OpKind::Store: {
+        auto it = anchors_.find(&op);
+        return it == anchors_.end() ? nullptr : it->second;
+      }
+      case OpKind::ExpandDims: {
+        LayoutPtr r = resultLayout(0);
+        return r ? Layout::slice(static_cast<int>(op.intAttr("axis")), r) : nullptr;
+      }
+      case OpKind::Broadcast: return resultLayout(0);
+      case OpKind::Reduce: case OpKind::Argmax: {
+        LayoutPtr r = op.result()->type.isTile() ? resultLayout(0) : nullptr;
+        return r && r->kind() == Layout::Kind::Slice && r->sliceDim() == op.intAttr("axis") ? r->parent() : nullptr;
+      }
+      case OpKind::Dot: return idx == 2 ? resultLayout(0) : nullptr;  // a, b: any (staged in shared memory)
+      case OpKind::For: return idx >= 3 ? resultLayout(idx - 3) : nullptr;
+      case OpKind::Yield: return op.parent && op.parent->parentOp ? resultLayout(idx) : nullptr;
+      default:
+        if (op.info().category == OpCategory::Elementwise) return resultLayout(0);
+        return nullptr;
+    }
+  }
+
+  void backwardWants(Region& r) {
+    for (size_t i = r.ops.size(); i-- > 0;) {
+      Op& op = *r.ops[i];
+      for (size_t k = op.regions.size(); k-- > 0;) backwardWants(*op.regions[k]);
+      // For a yield, "result i" means the owner's carried value i (for) or result i (if).
+      auto resultPref = [&](size_t k) -> LayoutPtr {
+        if (op.kind == OpKind::Yield) {
+          Op& owner = *op.parent->parentOp;
+          return owner.kind == OpKind::For ? preferred(owner.region(0).arg(k + 1)) : preferred(owner.result(k));
+        }
+        if (op.kind == OpKind::For) return preferred(op.region(0).arg(k + 1));
+        return preferred(op.result(k));
+      };
+      for (size_t k = 0; k < op.numOperands(); ++k) want(op.operand(k), required(op, k, resultPref));
+    }
+  }
+
+  // --- step 4: decide -------------------------------------------------------------------------
+
+  static void setLayout(Value* v, LayoutPtr l) { v->type.layout = std::move(l); }
+
+  LayoutPtr choose(const Value* v) const {
+    if (auto l = preferred(v)) return l;
+    return defaultLayout(v->type);
+  }
+
+  void decide(Region& r) {
+    for (auto& opPtr : r.ops) {
+      Op& op = *opPtr;
+      if (op.kind == OpKind::For) {
+        Region& body = op.region(0);
+        for (size_t i = 0; i < op.numResults(); ++i) {
+          Value* arg = body.arg(i + 1);
+          if (!arg->type.isTile()) continue;
+          LayoutPtr l = preferred(arg);
+          if (!l) l = op.operand(3 + i)->type.layout;  // the init's
+          setLayout(arg, l);
+          setLayout(op.result(i), l);
+        }
+        decide(body);
+        continue;
+      }
+      if (op.kind == OpKind::If) {
+        decide(op.region(0));
+        decide(op.region(1));
+        for (size_t i = 0; i < op.numResults(); ++i) {
+          Value* res = op.result(i);
+          if (!res->type.isTile()) continue;
+          LayoutPtr l = preferred(res);
+          const Op* y = op.region(0).terminator();
+          if (!l && y && i < y->numOperands()) l = y->operand(i)->type.layout;
+          setLayout(res, l ? l : defaultLayout(res->type));
+        }
+        continue;
+      }
+      if (op.numResults() != 1 || !op.result()->type.isTile()) continue;
+      setLayout(op.result(), decideResult(op));
+    }
+  }
+
+  LayoutPtr decideResult(const Op& op) const {
+    const Value* res = op.result();
+    switch (op.kind) {
+      case OpKind::Load: {
+        auto it = anchors_.find(&op);
+        return it != anchors_.end() ? it->second : choose(res);
+      }
+      case OpKind::Reduce: case OpKind::Argmax:
+        return Layout::slice(static_cast<int>(op.intAttr("axis")), op.operand(0)->type.layout);
+      case OpKind::Broadcast: return op.operand(0)->type.layout;
+      case OpKind::Dot: return op.operand(2)->type.layout;
+      case OpKind::ExpandDims: {
+        const LayoutPtr& in = op.operand(0)->type.layout;
+        if (in && in->kind() == Layout::Kind::Slice && in->sliceDim() == op.intAttr("axis")) return in->parent();
+        return choose(res);
+      }
+      default:
+        break;
+    }
+    if (op.info().category == OpCategory::Elementwise) {
+      // Operands that agree decide; otherwise the preferred layout (a conversion goes on the
+      // operands that differ).
+      LayoutPtr common;
+      bool agree = true;
+      for (const Value* v : op.operands) {
+        if (!v->type.isTile()) continue;
+        if (!common) common = v->type.layout;
+        else if (!sameLayout(common, v->type.layout)) agree = false;
+      }
+      if (common && agree) return common;
+      if (auto l = preferred(res)) return l;
+      if (common) return common;
+    }
+    return choose(res);  // arange, constants, splats
+  }
+
+  // --- step 5: conversions ----------------------------------------------------------------------
+
+  // One conversion per (value, layout) and region; a later use in the same region (or nested
+  // deeper) reuses it.
+  std::map<std::tuple<const Value*, std::string, const Region*>, Value*> converted_;
+
+  Value* convertedValue(Value* v, const LayoutPtr& l, Op& user) {
+    for (const Region* r = user.parent; r; r = r->parentOp ? r->parentOp->parent : nullptr) {
+      auto it = converted_.find({v, l->str(), r});
+      if (it != converted_.end()) return it->second;
+    }
+    Region* region = user.parent;
+    size_t at = 0;
+    while (region->ops[at].get() != &user) ++at;
+    Builder b(region);
+    b.setInsertionPoint(region, at);
+    b.setLoc(user.loc);
+    Value* c = b.create(OpKind::ConvertLayout, {v}, {v->type.withLayout(l)})->result();
+    c->name = v->name;
+    converted_[{v, l->str(), region}] = c;
+    return c;
+  }
+
+  void insertConversions(Region& r) {
+    for (size_t i = 0; i < r.ops.size(); ++i) {
+      Op* op = r.ops[i].get();
+      auto resultLayout = [&](size_t k) -> LayoutPtr {
+        if (op->kind == OpKind::Yield) {
+          Op& owner = *op->parent->parentOp;
+          return owner.kind == OpKind::For ? owner.region(0).arg(k + 1)->type.layout : owner.result(k)->type.layout;
+        }
+        return op->result(k)->type.layout;
+      };
+      for (size_t k = 0; k < op->numOperands(); ++k) {
+        LayoutPtr need = required(*op, k, resultLayout);
+        if (need && !sameLayout(need, op->operand(k)->type.layout))
+          op->operands[k] = convertedValue(op->operand(k), need, *op);
+      }
+      // Conversions were inserted before `op`: find it again, then descend.
+      while (r.ops[i].get() != op) ++i;
+      for (auto& sub : op->regions) insertConversions(*sub);
+    }
+  }
+};
+
+}  // namespace
+
+bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints) {
+  if (numWarps < 1 || numWarps > 32 || !isPowerOfTwo(numWarps))
+    throw IRError(fn.loc, "assign-layouts: num_warps must be a power of two in 1..32, got " + std::to_string(numWarps));
+  bool hasLayouts = false;
+  walk(fn.body, [&](Op& op) {
+    for (const auto& r : op.results) hasLayouts |= r->type.layout != nullptr;
+  });
+  if (hasLayouts) throw IRError(fn.loc, "assign-layouts: the function already has layouts");
+  Assigner(fn, numWarps, hints).run();
+  return true;
+}
+
+PassManager layoutPipeline(int numWarps, const ParamHints& hints) {
+  PassManager pm;
+  pm.add({"assign-layouts",
+          "anchor loads/stores on coalesced layouts from the axis analysis, give every tile a layout, insert convert_layout where layouts meet",
+          [numWarps, hints](Function& fn) { return assignLayouts(fn, numWarps, hints); }});
+  pm.add({"remove-conversions",
+          "drop conversions that are not needed: identities, chains, cheap producers recomputed in the needed layout",
+          removeConversions});
+  return pm;
+}
+
+}  // namespace tl

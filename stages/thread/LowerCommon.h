@@ -1,0 +1,149 @@
+// Private to the lowering (stages/thread/Lower*.cpp): the Lowerer, which walks block IR and
+// builds the thread IR, its index-math helpers, and LayoutGeom, the numbers a layout implies
+// for one tile shape.
+//
+// Conventions of the thread IR built here:
+//   - a tile of shape S with layout L becomes E = L.elemsPerThread(S) registers: a register
+//     vector <E x T>, or a plain scalar T when E == 1 (thread IR's permute and reg_reduce give
+//     scalars for one register, so one register is always a scalar);
+//   - a block-IR scalar stays a scalar (every thread holds the same value);
+//   - index math is i32 thread IR built from lane_id, warp_id and reg_index, emitted where it
+//     is needed; the cleanup passes (cse) merge the repeats.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/Builder.h"
+#include "ir/IR.h"
+#include "ir/Layout.h"
+#include "thread/Lowering.h"
+
+namespace tl::lower {
+
+// What a layout means for one tile shape, per dimension of the *root* blocked layout (a slice
+// layout's sliced dimensions are root dimensions of extent 1 that the value does not have).
+//   register r of a thread has one digit per root dim (mixed radix e[], order[0] fastest);
+//   along kept root dim d:  coordinate = (rep*tile[d] + (warpDigit*tpw[d] + laneDigit)*spt[d] + i) mod full[d]
+//   with rep = digit / spt[d], i = digit % spt[d] (exactly Layout::coords).
+struct LayoutGeom {
+  std::vector<int> spt, tpw, wpc, order;     // the root blocked layout
+  Shape full;                                // root-rank shape (sliced dims have extent 1)
+  std::vector<int> kept;                     // value dim j -> root dim
+  std::vector<int64_t> e;                    // registers per root dim (1 for sliced dims)
+  std::vector<int64_t> regStride;            // register-number stride of each root dim's digit
+  std::vector<int64_t> laneStride, warpStride;  // lane / warp-number stride of each digit
+  std::vector<int64_t> tile;                 // spt*tpw*wpc: one layout tile along each dim
+  int64_t numRegs = 1;                       // E
+  int numWarps = 1;
+
+  static LayoutGeom of(const Layout& layout, const Shape& shape);
+  int rootRank() const { return static_cast<int>(spt.size()); }
+  bool isKept(int rootDim) const;
+  // Threads wrap around along kept root dim d (the layout tile is larger than the tile).
+  bool wraps(int d) const { return tile[d] > full[d]; }
+  std::vector<int64_t> digits(int64_t reg) const;
+  int64_t regOf(const std::vector<int64_t>& digits) const;
+};
+
+// Row-major strides of a shape.
+std::vector<int64_t> rowMajorStrides(const Shape& shape);
+
+// For each register of `dstType`'s layout, the register of the SAME thread in `srcType`'s
+// layout that holds element toSrc(dst coordinate); std::nullopt when that register differs
+// between threads or some thread does not hold the element (then data must move between
+// threads). `toSrc` maps a destination coordinate to a source coordinate.
+using CoordMap = std::function<std::vector<int64_t>(const std::vector<int64_t>&)>;
+std::optional<std::vector<int64_t>> staticRegisterMap(const Type& srcType, const Type& dstType,
+                                                      const CoordMap& toSrc);
+
+class Lowerer {
+ public:
+  explicit Lowerer(const Function& src) : src_(src) {}
+  // Builds the (uncleaned) thread function; the shared buffers requested are in buffers().
+  std::unique_ptr<Function> run();
+  std::vector<SharedBuffer>& buffers() { return buffers_; }
+  // Writes the allocated offsets into the base-address constants.
+  void patchSharedBases();
+
+ private:
+  // --- driver (LowerCore.cpp)
+  void lowerRegion(const Region& from, Region& to);
+  void lowerOp(const Op& op);
+  Value* get(const Value* blockValue) const;
+  void set(const Value* blockValue, Value* threadValue);
+  Type lowerType(const Type& t) const;
+  [[noreturn]] void fail(const std::string& msg) const;
+
+  // --- index math (LowerCore.cpp). `n` is a register count; n == 1 means a scalar.
+  static int64_t regsOf(const Value* v) { return v->type.isScalar() ? 1 : v->type.shape[0]; }
+  Value* constI32(int64_t value, int64_t n = 1);
+  Value* constOf(const Type& scalarType, double f, int64_t i, int64_t n);  // float or int constant
+  Value* splatTo(Value* v, int64_t n);          // a scalar to n registers (no-op when n == 1)
+  Value* bin(OpKind kind, Value* a, Value* b);  // splats a scalar side to the other's registers
+  Value* addC(Value* a, int64_t c);
+  Value* mulC(Value* a, int64_t c);
+  Value* divC(Value* a, int64_t c);             // non-negative a, c a power of two
+  Value* andC(Value* a, int64_t c);
+  Value* cmpC(const char* pred, Value* a, int64_t c);
+  Value* andMask(Value* a, Value* b);           // null means "all true"
+  Value* laneDigit(const LayoutGeom& g, int d);
+  Value* warpDigit(const LayoutGeom& g, int d);
+  Value* threadBase(const LayoutGeom& g, int d);     // (warpDigit*tpw + laneDigit)*spt: scalar
+  Value* regOffsets(const LayoutGeom& g, int d);     // rep*tile + i per register
+  Value* unwrapped(const LayoutGeom& g, int d);      // threadBase + regOffsets (before mod)
+  Value* coord(const LayoutGeom& g, int valueDim);   // the coordinate of every register
+  // Row-major element index (in `shape`, over the dims of g's value) of every register.
+  Value* linearIndex(const LayoutGeom& g, const Shape& shape);
+  // True in the registers this thread is the first owner of (replicas masked off); nullptr
+  // when nothing is replicated. `freeWarpDim`: a root dim whose warp digit is not required to
+  // be 0 (reduce: every warp along the axis writes its own partial).
+  Value* ownerMask(const LayoutGeom& g, int freeWarpDim = -1);
+  Value* permuteRegs(Value* v, const std::vector<int64_t>& indices);
+
+  // --- shared memory (SharedMemory.cpp): a buffer for the current block op; returns an i32
+  // constant holding its base address (patched after allocation).
+  Value* sharedBase(int64_t bytes, const std::string& purpose);
+  Value* sharedAddr(Value* elementIndex, int elemBytes, Value* base);  // index*bytes + base
+  Value* ldShared(Value* addr, DType dtype, Value* mask = nullptr);
+  void stShared(Value* addr, Value* value, Value* mask = nullptr);
+  void barrier();
+
+  // --- op families
+  void lowerLeafOrElementwise(const Op& op);   // LowerElementwise.cpp
+  void lowerArange(const Op& op);
+  void lowerBroadcastLike(const Op& op);       // broadcast, expand_dims
+  void lowerLoad(const Op& op);                // LowerMemory.cpp
+  void lowerStore(const Op& op);
+  int64_t checkedVec(const Op& op, const Type& valueType);
+  void lowerReduce(const Op& op);              // LowerReduce.cpp
+  void lowerArgmax(const Op& op);
+  Value* combine(const std::string& kind, Value* a, Value* b);
+  std::vector<int64_t> groupedOrder(const LayoutGeom& g, int axisRootDim, int64_t j) const;
+  void lowerDot(const Op& op);                 // LowerDot.cpp
+  void lowerConvertLayout(const Op& op);       // LowerConvert.cpp
+  // Moves `regs` (a tile of srcType) into dstType's registers through shared memory; dst dim
+  // j reads source dim srcDimOfDst[j] (-1: none; source dims of extent 1 read index 0).
+  Value* exchangeViaShared(Value* regs, const Type& srcType, const Type& dstType,
+                           const std::vector<int>& srcDimOfDst, const std::string& purpose);
+  void lowerFor(const Op& op);                 // LowerControl.cpp
+  void lowerIf(const Op& op);
+
+  const Function& src_;
+  std::unique_ptr<Function> dst_;
+  Builder b_;
+  std::unordered_map<const Value*, Value*> map_;
+  Value* lane_ = nullptr;
+  Value* warp_ = nullptr;
+  Value* threadId_ = nullptr;
+  const Op* cur_ = nullptr;  // the block op being lowered (locations, shared-buffer owners)
+  int64_t curIndex_ = -1;    // its pre-order index
+  int64_t nextIndex_ = 0;
+  std::vector<SharedBuffer> buffers_;
+  std::vector<Op*> baseConsts_;  // buffers_[i]'s base-address constant
+};
+
+}  // namespace tl::lower

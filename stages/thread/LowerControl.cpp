@@ -1,0 +1,34 @@
+// Lowering of structured control flow: for and if keep their structure; the values they carry
+// become the thread's registers.
+//
+// Expects: for (lo, hi, step: uniform scalars; inits) and if (uniform i1 condition), with
+// carried / yielded tiles in layouts that agree (the verifier's rule: types are equal).
+// Guarantees: the same op at thread level, with every carried tile's type lowered to its
+// register vector; the body / branches are lowered in place. Bounds and conditions are
+// uniform (block-IR scalars are the same in every thread), so the threads of a block never
+// diverge on these and every barrier inside is reached by all of them.
+#include "thread/LowerCommon.h"
+
+namespace tl::lower {
+
+void Lowerer::lowerFor(const Op& op) {
+  std::vector<Value*> inits;
+  for (size_t i = 3; i < op.numOperands(); ++i) inits.push_back(get(op.operand(i)));
+  Op* loop = b_.forOp(get(op.operand(0)), get(op.operand(1)), get(op.operand(2)), inits);
+  const Region& from = op.region(0);
+  Region& to = loop->region(0);
+  for (size_t i = 0; i < from.args.size(); ++i) set(from.arg(i), to.arg(i));
+  lowerRegion(from, to);
+  for (size_t i = 0; i < op.numResults(); ++i) set(op.result(i), loop->result(i));
+}
+
+void Lowerer::lowerIf(const Op& op) {
+  std::vector<Type> types;
+  for (const auto& r : op.results) types.push_back(lowerType(r->type));
+  Op* branch = b_.ifOp(get(op.operand(0)), types);
+  lowerRegion(op.region(0), branch->region(0));
+  lowerRegion(op.region(1), branch->region(1));
+  for (size_t i = 0; i < op.numResults(); ++i) set(op.result(i), branch->result(i));
+}
+
+}  // namespace tl::lower

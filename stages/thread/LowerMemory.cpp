@@ -1,0 +1,61 @@
+// Lowering of global loads and stores.
+//
+// Expects: load/store with the pointer, mask, other and value tiles in one layout (the
+// verifier's rule); an optional integer attribute `vec` (registers per access, default 1)
+// chosen by the layout pass.
+// Guarantees:
+//   load  -> ld_global {vec} of the thread's pointer registers, with the per-register mask and
+//            `other` (masked-off registers get `other`, or 0);
+//   store -> st_global {vec}; only the first owner of each element stores it: registers a
+//            thread holds as a replica (a wrapped-around layout, a slice layout's duplicate
+//            lanes and warps, or a scalar, which every thread holds) are masked off, so each
+//            element is written once per program (as Triton does).
+//   `vec` is checked against the layout: a power of two, vec x element bytes <= 16, and at
+//   most the run of registers that hold consecutive elements of the fastest dimension (the
+//   size per thread along it, capped by the tile's extent). A bad `vec` is an IRError at the op.
+#include "thread/LowerCommon.h"
+
+namespace tl::lower {
+
+int64_t Lowerer::checkedVec(const Op& op, const Type& valueType) {
+  int64_t vec = op.hasAttr("vec") ? op.intAttr("vec") : 1;
+  auto bad = [&](const std::string& why) { fail("vec = " + std::to_string(vec) + " " + why); };
+  if (vec < 1 || !isPowerOfTwo(vec)) bad("must be a power of two");
+  if (vec * dtypeBytes(valueType.dtype) > 16) bad("makes an access wider than 16 bytes");
+  if (vec == 1) return 1;
+  if (valueType.isScalar()) bad("on a scalar access (must be 1)");
+  LayoutGeom g = LayoutGeom::of(*valueType.layout, valueType.shape);
+  // The fastest kept root dim: its registers are consecutive (sliced dims have one register).
+  int fast = -1;
+  for (int d : g.order)
+    if (g.isKept(d)) {
+      fast = d;
+      break;
+    }
+  int64_t run = std::min<int64_t>(g.spt[fast], g.full[fast]);
+  if (vec > run)
+    bad("exceeds the " + std::to_string(run) + " consecutive elements each thread holds along the fastest dimension");
+  return vec;
+}
+
+void Lowerer::lowerLoad(const Op& op) {
+  const Type& t = op.result()->type;
+  int64_t vec = checkedVec(op, t);
+  std::vector<Value*> operands;
+  for (Value* v : op.operands) operands.push_back(get(v));
+  Value* r = b_.create(OpKind::LdGlobal, operands, {lowerType(t)}, {{"vec", vec}})->result();
+  set(op.result(), r);
+}
+
+void Lowerer::lowerStore(const Op& op) {
+  const Type& t = op.operand(1)->type;
+  int64_t vec = checkedVec(op, t);
+  Value* mask = op.numOperands() == 3 ? get(op.operand(2)) : nullptr;
+  Value* owner = t.isScalar() ? cmpC("eq", threadId_, 0) : ownerMask(LayoutGeom::of(*t.layout, t.shape));
+  mask = andMask(mask, owner);
+  std::vector<Value*> operands{get(op.operand(0)), get(op.operand(1))};
+  if (mask) operands.push_back(mask);
+  b_.create(OpKind::StGlobal, operands, {}, {{"vec", vec}});
+}
+
+}  // namespace tl::lower

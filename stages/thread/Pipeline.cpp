@@ -1,0 +1,48 @@
+#include "thread/Pipeline.h"
+
+#include <sstream>
+
+#include "ir/Printer.h"
+
+namespace tl {
+
+ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConfig& launch, int numWarps,
+                                    std::ostream* printAfterAll) {
+  ThreadCompilation tc;
+  tc.numWarps = numWarps > 0 ? numWarps : launch.numWarps;
+  tc.hints = paramHintsFromLaunch(launch);
+
+  tc.blockIR = cloneFunction(frontEndIR);
+  PassManager block = blockPipeline();
+  block.setPrintAfterAll(printAfterAll);
+  block.setKeepSnapshots(true);
+  block.run(*tc.blockIR);
+  tc.snapshots = block.snapshots();
+
+  tc.withLayouts = cloneFunction(*tc.blockIR);
+  PassManager layouts = layoutPipeline(tc.numWarps, tc.hints);
+  layouts.setPrintAfterAll(printAfterAll);
+  layouts.setKeepSnapshots(true);
+  layouts.run(*tc.withLayouts);
+  // The layout manager's first snapshot is its input, the block pipeline's last output.
+  tc.snapshots.insert(tc.snapshots.end(), layouts.snapshots().begin() + 1, layouts.snapshots().end());
+
+  tc.threadIR = lowerToThreadIR(*tc.withLayouts, &tc.shared);
+  if (printAfterAll) *printAfterAll << "// ----- IR after lower-to-thread-ir -----\n" << printFunction(*tc.threadIR);
+  return tc;
+}
+
+std::string explainMemoryLayouts(const ThreadCompilation& tc) {
+  std::ostringstream os;
+  auto axes = analyzeAxes(*tc.blockIR, tc.hints);
+  walk(tc.blockIR->body, [&](Op& op) {
+    if ((op.kind != OpKind::Load && op.kind != OpKind::Store) || !op.operand(0)->type.isTile()) return;
+    MemoryAnchor a = memoryAnchor(op, axes, tc.numWarps);
+    int64_t bytes = int64_t(a.vec) * dtypeBytes(op.operand(0)->type.dtype);
+    os << "  " << mnemonic(op.kind) << " at " << op.loc.line << ":" << op.loc.col << ": vec " << a.vec << " ("
+       << bytes << "-byte accesses), " << a.layout->str() << "\n      because " << a.why << "\n";
+  });
+  return os.str();
+}
+
+}  // namespace tl

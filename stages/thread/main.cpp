@@ -1,0 +1,83 @@
+// tl-thread: the thread-mapped stage. Decides a layout for every tile (which thread of which
+// warp owns which element), lowers block IR to the program one thread runs — reductions become
+// shuffles and shared memory with barriers — runs it on the warp-level executor (sim/) and checks
+// every output against tl-scalar.
+//
+//   tl-thread                                   # every kernel in kernels/, PASS/FAIL per output
+//   tl-thread kernels/softmax.tl --print-ir     # the layout snapshot, then the thread IR
+//   tl-thread kernels/softmax.tl --show-map x   # who owns which element of %x
+//   tl-thread kernels/matmul.tl --num-warps 8
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "ir/Printer.h"
+#include "runtime/Driver.h"
+#include "scalar/ScalarInterpreter.h"
+#include "sim/ThreadExecutor.h"
+#include "thread/OwnershipMap.h"
+#include "thread/Pipeline.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tl-thread: assign layouts, lower to thread IR and run it warp by warp, checked against tl-scalar"};
+  tl::StageOptions opts;
+  tl::addStageOptions(app, opts);
+  bool printLayouts = false, printThread = false, printAfterAll = false, noCompare = false, noRun = false;
+  bool noRaceCheck = false;
+  std::vector<std::string> maps;
+  app.add_flag("--print-layouts", printLayouts, "Print the block IR with layouts (what was decided)");
+  app.add_flag("--print-thread-ir", printThread, "Print the thread IR (how it is done)");
+  app.add_flag("--print-after-all", printAfterAll, "Print the IR after every pass and after lowering");
+  app.add_option("--show-map", maps, "Print which thread of which warp owns which element of VALUE "
+                                     "(a name in the layout snapshot, e.g. x or %x.1); repeatable")
+      ->type_name("VALUE");
+  app.add_flag("--no-compare", noCompare, "Do not run tl-scalar to check the outputs");
+  app.add_flag("--no-run", noRun, "Only compile (with the print options)");
+  app.add_flag("--no-race-check", noRaceCheck, "Do not check shared memory for races (faster)");
+  CLI11_PARSE(app, argc, argv);
+  // --print-ir is the stage's whole story: the layout snapshot, then the thread IR.
+  if (opts.printIR) printLayouts = printThread = true;
+
+  return tl::runStage("tl-thread", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
+    auto start = std::chrono::steady_clock::now();
+    tl::ThreadCompilation tc = tl::compileToThreadIR(*k.ir, k.launch, opts.numWarps, printAfterAll ? &out : nullptr);
+    double lowerMs = tl::msSince(start);
+    if (printLayouts) out << "// ----- block IR with layouts -----\n" << tl::printFunction(*tc.withLayouts);
+    if (printThread) out << "// ----- thread IR -----\n" << tl::printFunction(*tc.threadIR);
+    for (const auto& name : maps) {
+      const tl::Value* v = tl::findValueByName(*tc.withLayouts, name);
+      if (!v) {
+        std::cerr << k.path << ": error: --show-map: no value named '" << name
+                  << "' in the layout snapshot (see --print-layouts for the names)\n";
+        return false;
+      }
+      out << tl::renderOwnershipMap(*v, name);
+    }
+    if (!opts.quiet) {
+      out << "   layouts (num_warps " << tc.numWarps << "; assuming " << tl::describeHints(tc.hints) << "):\n"
+          << tl::explainMemoryLayouts(tc);
+      if (tc.shared.buffers.empty()) out << "   shared memory: none\n";
+      else out << tc.shared.str();
+    }
+    if (noRun) return true;
+
+    tl::Memory memory = tl::Memory::fromLaunch(k.launch);
+    tl::ExecOptions eo;
+    eo.recordAccesses = false;
+    eo.detectRaces = !noRaceCheck;
+    start = std::chrono::steady_clock::now();
+    tl::ExecResult res = tl::runThreadIR(*tc.threadIR, k.launch, memory, eo);
+    double ms = tl::msSince(start);
+    if (!opts.quiet)
+      out << "   tl-thread: " << res.stats.blocks << " blocks x " << tc.numWarps << " warps, "
+          << res.stats.warpInstructions << " warp instructions, " << res.stats.barriers << " barriers in "
+          << tl::formatMs(ms) << " (compile " << tl::formatMs(k.compileMs + lowerMs) << ")\n";
+    if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
+    if (noCompare) {
+      if (!opts.quiet) tl::printOutputSummary(memory, out);
+      return true;
+    }
+    tl::Memory refMemory = tl::Memory::fromLaunch(k.launch);
+    tl::runScalar(*k.ir, k.launch, refMemory);
+    return tl::compareOutputs(refMemory, memory, "tl-scalar", out);
+  });
+}
