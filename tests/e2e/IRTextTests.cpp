@@ -2,7 +2,9 @@
 //   RoundTrip  printFunction -> parseFunction -> printFunction gives the same text, both for the
 //              front end's IR and for the IR after tl::blockPipeline();
 //   Golden     the IR after the pipeline equals tests/golden/<kernel>.ir (a change to the front
-//              end or a pass shows up as a diff to review).
+//              end or a pass shows up as a diff to review);
+//   GoldenLayoutsAndThreadIR  the layout snapshot and the thread IR equal
+//              tests/golden/<kernel>.layouts.ir and <kernel>.thread.ir, and both round-trip.
 // Regenerate every golden file after an intended change with one command:
 //   scripts/update-golden.sh            (= TL_UPDATE_GOLDEN=1 test_e2e --gtest_filter='*Golden*')
 #include <gtest/gtest.h>
@@ -14,6 +16,7 @@
 #include <sstream>
 
 #include "Harness.h"
+#include "thread/Pipeline.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
 
@@ -53,17 +56,9 @@ TEST_P(KernelIR, RoundTrip) {
   expectRoundTrip(*opt, kernel.stem + " (after the block pipeline)");
 }
 
-TEST_P(KernelIR, Golden) {
-  const KernelCase& kernel = GetParam();
-  Compiled c;
-  std::string error;
-  ASSERT_TRUE(compileCase(kernel, Size::Default, c, error)) << error;
-  std::unique_ptr<Function> opt = optimizedCopy(*c.fn, error);
-  ASSERT_NE(opt, nullptr) << error;
-  const std::string actual = printFunction(*opt);
-
-  const std::filesystem::path golden =
-      std::filesystem::path(TL_SOURCE_DIR) / "tests" / "golden" / (kernel.stem + ".ir");
+// Compares `actual` with tests/golden/<file>, or writes it there when TL_UPDATE_GOLDEN=1.
+void checkGolden(const std::string& file, const std::string& actual, const std::string& what) {
+  const std::filesystem::path golden = std::filesystem::path(TL_SOURCE_DIR) / "tests" / "golden" / file;
   const char* update = std::getenv("TL_UPDATE_GOLDEN");
   if (update && std::string(update) == "1") {
     std::ofstream out(golden, std::ios::binary);
@@ -81,10 +76,33 @@ TEST_P(KernelIR, Golden) {
   std::stringstream expected;
   expected << in.rdbuf();
   EXPECT_TRUE(expected.str() == actual)
-      << "block IR of " << kernel.path << " after the pipeline differs from " << golden << ":\n"
-      << unifiedDiff(expected.str(), actual, "tests/golden/" + kernel.stem + ".ir",
-                     "actual")
-      << regenerate;
+      << what << " differs from " << golden << ":\n"
+      << unifiedDiff(expected.str(), actual, "tests/golden/" + file, "actual") << regenerate;
+}
+
+// The block IR after the block pipeline (what tl-block runs).
+TEST_P(KernelIR, Golden) {
+  const KernelCase& kernel = GetParam();
+  Compiled c;
+  std::string error;
+  ASSERT_TRUE(compileCase(kernel, Size::Default, c, error)) << error;
+  std::unique_ptr<Function> opt = optimizedCopy(*c.fn, error);
+  ASSERT_NE(opt, nullptr) << error;
+  checkGolden(kernel.stem + ".ir", printFunction(*opt), "block IR of " + kernel.path + " after the pipeline");
+}
+
+// The layout snapshot (what was decided) and the thread IR (how it is done), at the default
+// launch; both also round-trip through the parser.
+TEST_P(KernelIR, GoldenLayoutsAndThreadIR) {
+  const KernelCase& kernel = GetParam();
+  Compiled c;
+  std::string error;
+  ASSERT_TRUE(compileCase(kernel, Size::Default, c, error)) << error;
+  ThreadCompilation tc = compileToThreadIR(*c.fn, c.launch);
+  expectRoundTrip(*tc.withLayouts, kernel.stem + " (with layouts)");
+  expectRoundTrip(*tc.threadIR, kernel.stem + " (thread IR)");
+  checkGolden(kernel.stem + ".layouts.ir", printFunction(*tc.withLayouts), "layout snapshot of " + kernel.path);
+  checkGolden(kernel.stem + ".thread.ir", printFunction(*tc.threadIR), "thread IR of " + kernel.path);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, KernelIR, testing::ValuesIn(discoverKernels()), paramName);
