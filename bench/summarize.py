@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""Turns Google Benchmark JSON from bench_interpreters into a markdown table of
-scalar vs block times and the speed-up, one row per kernel (median of the repetitions
-when --benchmark_repetitions was used, else the single measurement)."""
+"""Turns Google Benchmark JSON from bench/ into a markdown table: one row per kernel, one
+column per engine (the part of the benchmark name before the first '/'), each cell the median
+over the repetitions of one run (--benchmark_repetitions=N). When both `scalar` and `block`
+columns exist, a speed-up column (scalar / block) is added.
+
+    python3 bench/summarize.py bench/results/interpreters.json
+"""
 import json
 import statistics
 import sys
 from collections import defaultdict
+
+UNIT_MS = {"ms": 1.0, "us": 1e-3, "ns": 1e-6, "s": 1e3}
 
 
 def main(path):
@@ -15,19 +21,24 @@ def main(path):
         if b.get("run_type") == "aggregate":
             continue
         engine, kernel = b["run_name"].split("/")[:2]
-        scale = {"ms": 1.0, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b["time_unit"]]
-        times[(engine, kernel)].append(b["real_time"] * scale)
+        times[(engine, kernel)].append(b["real_time"] * UNIT_MS[b["time_unit"]])
+    engines = sorted({e for e, _ in times}, key=lambda e: (e != "scalar", e))
     kernels = sorted({k for _, k in times})
-    print("| kernel | tl-scalar (ms) | tl-block (ms) | speed-up |")
-    print("|---|---:|---:|---:|")
+    ratio = "scalar" in engines and "block" in engines
+    head = ["kernel"] + [f"{e} (ms)" for e in engines] + (["speed-up"] if ratio else [])
+    print("| " + " | ".join(head) + " |")
+    print("|---|" + "---:|" * (len(head) - 1))
     for k in kernels:
-        s = statistics.median(times[("scalar", k)])
-        b = statistics.median(times[("block", k)])
-        print(f"| {k} | {s:.2f} | {b:.3f} | {s / b:.1f}x |")
+        med = {e: statistics.median(times[(e, k)]) for e in engines if (e, k) in times}
+        cells = [f"{med[e]:.3g}" if e in med else "" for e in engines]
+        if ratio:
+            cells.append(f"{med['scalar'] / med['block']:.1f}x")
+        print(f"| {k} | " + " | ".join(cells) + " |")
     ctx = data.get("context", {})
-    print(f"\nMachine: {ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, "
-          f"load average {ctx.get('load_avg')}, {ctx.get('date')}. Medians of "
-          f"{max(len(v) for v in times.values())} repetitions in one run.")
+    reps = max(len(v) for v in times.values())
+    print(f"\nMachine: {ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, load average "
+          f"{[round(x, 2) for x in ctx.get('load_avg', [])]}, {ctx.get('date')}. "
+          f"Medians of {reps} repetitions in one run.")
 
 
 if __name__ == "__main__":
