@@ -14,5 +14,9 @@ echo
 echo "=== 2. tl-block: block IR after the pass pipeline, run a tile at a time, checked against tl-scalar ==="
 "$B"/stages/block/tl-block "$K" --print-ir
 echo
-echo "=== every kernel in kernels/ through tl-block (a ragged size: N not a multiple of the block) ==="
+echo "=== 3. tl-thread: layouts decide which thread owns which element; the reduction becomes shuffles, shared memory and barriers; run warp by warp ==="
+"$B"/stages/thread/tl-thread "$K" --print-thread-ir --show-map x
+echo
+echo "=== every kernel in kernels/ through tl-block and tl-thread, checked against tl-scalar ==="
 "$B"/stages/block/tl-block --quiet
+"$B"/stages/thread/tl-thread --quiet
