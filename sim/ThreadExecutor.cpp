@@ -27,6 +27,8 @@
 //     memory shows up as wrong results instead of passing by luck with zeros.
 #include "sim/ThreadExecutor.h"
 
+#include "runtime/Arguments.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -198,25 +200,15 @@ class Executor {
   // Parameters as the interpreters bind them: a pointer is its buffer's base address; a scalar
   // is the launch value converted to the parameter's dtype.
   void bindParams() {
-    for (size_t k = 0; k < fn_.params.size(); ++k) {
-      const Param& p = fn_.params[k];
-      const Type& t = fn_.param(k)->type;
-      if (p.kind == Param::Kind::Pointer) {
-        const Buffer* b = mem_.find(p.name);
-        if (!b) throw std::runtime_error("no buffer is bound to pointer parameter '" + p.name + "'");
-        if (b->dtype != t.dtype)
-          throw std::runtime_error("buffer '" + p.name + "' holds " + dtypeName(b->dtype) +
-                                   " but the parameter has type " + t.str());
-        params_.push_back(b->base);
-      } else {
-        auto it = launch_.scalars.find(p.name);
-        if (it == launch_.scalars.end())
-          throw std::runtime_error("no value is given for scalar parameter '" + p.name + "'");
-        const ScalarValue& v = it->second;
-        Slot s = isInt(v.dtype) ? sim::intSlot(v.dtype, v.i)
-                                : sim::floatSlot(v.dtype, static_cast<float>(roundToDType(v.f, DType::F32)));
-        params_.push_back(sim::convertSlot(s, v.dtype, t.dtype));
+    for (const KernelArgument& a : bindArguments(fn_, launch_, mem_)) {
+      if (a.buffer) {
+        params_.push_back(a.buffer->base);
+        continue;
       }
+      const ScalarValue& v = a.value;
+      Slot s = isInt(v.dtype) ? sim::intSlot(v.dtype, v.i)
+                              : sim::floatSlot(v.dtype, static_cast<float>(roundToDType(v.f, DType::F32)));
+      params_.push_back(sim::convertSlot(s, v.dtype, a.type->dtype));
     }
   }
 
@@ -236,16 +228,6 @@ class Executor {
   }
   [[noreturn]] void fail(const COp& op, const std::string& msg) const { throw RuntimeError(op.op->loc, msg); }
 
-  // "address 0x... is 16 bytes past the end of buffer 'x_ptr' (781 x f32)"
-  std::string describeAddress(uint64_t addr, int size) const {
-    const Buffer* b = mem_.nearest(addr);
-    std::string s = "address " + hex(addr);
-    if (!b) return s + " is in no buffer (none are allocated)";
-    std::string buf = "buffer '" + b->name + "' (" + b->describe() + ")";
-    if (addr >= b->end()) return s + " is " + std::to_string(addr - b->end()) + " bytes past the end of " + buf;
-    if (addr < b->base) return s + " is " + std::to_string(b->base - addr) + " bytes before the start of " + buf;
-    return s + " (" + std::to_string(size) + " bytes) straddles the end of " + buf;
-  }
 
   // ----- the block and its warps --------------------------------------------------------------
 
@@ -679,7 +661,7 @@ class Executor {
     if (!b || addr < b->base || addr >= b->end() || m.elemBytes > b->end() - addr) {
       b = mem_.resolve(addr, m.elemBytes);
       if (!b)
-        fail(op, std::string(store ? "store" : "load") + " out of bounds: " + describeAddress(addr, static_cast<int>(m.elemBytes)) +
+        fail(op, std::string(store ? "store" : "load") + " out of bounds: " + mem_.describeAddress(addr, m.elemBytes) +
                      where(w, lane, op));
       lastBuffer_ = b;
     }

@@ -25,6 +25,8 @@
 //     stays a quiet NaN with the sign kept).
 #include "runtime/Memory.h"
 
+#include <sstream>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -248,6 +250,18 @@ Buffer* Memory::resolve(uint64_t addr, uint64_t size) {
   for (auto& b : buffers_)
     if (addr >= b.base && addr < b.end() && size <= b.end() - addr) return &b;
   return nullptr;
+}
+
+std::string Memory::describeAddress(uint64_t addr, uint64_t size) const {
+  std::ostringstream os;
+  os << "address 0x" << std::hex << addr << std::dec;
+  const Buffer* b = nearest(addr);
+  if (!b) return os.str() + " is in no buffer (none are allocated)";
+  std::string name = "buffer '" + b->name + "' (" + b->describe() + ")";
+  if (addr >= b->end()) os << " is " << addr - b->end() << " bytes past the end of " << name;
+  else if (addr < b->base) os << " is " << b->base - addr << " bytes before the start of " << name;
+  else os << " (" << size << " bytes) straddles the end of " << name;
+  return os.str();
 }
 
 const Buffer* Memory::nearest(uint64_t addr) const {

@@ -64,6 +64,10 @@ class Memory {
   Buffer* resolve(uint64_t addr, uint64_t size);
   // The buffer whose range is nearest to addr (for error messages), or nullptr when empty.
   const Buffer* nearest(uint64_t addr) const;
+  // Where a `size`-byte access at `addr` falls, for out-of-bounds messages: "address 0x10000f40
+  // is 16 bytes past the end of buffer 'x_ptr' (781 x f32)" (or before the start, or straddling
+  // the end). Every engine reports out-of-bounds accesses with this text.
+  std::string describeAddress(uint64_t addr, uint64_t size) const;
 
  private:
   std::vector<Buffer> buffers_;

@@ -56,6 +56,8 @@
 //     scalars come from LaunchConfig::scalars, converted to the parameter's dtype as above.
 #include "block/BlockInterpreter.h"
 
+#include "runtime/Arguments.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -303,24 +305,15 @@ class Engine {
 
   // --- parameters ------------------------------------------------------------------------
   void bindParams(const Block& body) {
-    for (size_t i = 0; i < fn_.params.size(); ++i) {
-      const Param& p = fn_.params[i];
+    std::vector<KernelArgument> args = bindArguments(fn_, launch_, memory_);
+    for (size_t i = 0; i < args.size(); ++i) {
       Tile& t = slots_[body.args[i]];
-      if (p.kind == Param::Kind::Pointer) {
-        const Buffer* buf = memory_.find(p.name);
-        if (!buf) throw RuntimeError(p.loc, "no buffer is bound to pointer parameter '" + p.name + "'");
-        if (buf->dtype != t.dtype)
-          throw RuntimeError(p.loc, "buffer '" + p.name + "' holds " + dtypeName(buf->dtype) +
-                                        " but the parameter has type ptr<" + dtypeName(t.dtype) + ">");
-        t.ptr[0] = buf->base;
+      if (args[i].buffer) {
+        t.ptr[0] = args[i].buffer->base;
         continue;
       }
-      auto it = launch_.scalars.find(p.name);
-      if (it == launch_.scalars.end())
-        throw RuntimeError(p.loc, "no value for parameter '" + p.name + "': add it to @launch or pass --set " +
-                                      p.name + "=...");
       // Boxed as a scalar of the launch value's own dtype, then converted like `convert`.
-      const ScalarValue& sv = it->second;
+      const ScalarValue& sv = args[i].value;
       Tile src;
       src.reshape(Type::scalar(sv.dtype));
       if (isFloat(sv.dtype)) block::fillFloat(src, sv.f);
@@ -340,28 +333,13 @@ class Engine {
     return s;
   }
 
-  // "address 0x... is 16 bytes past the end of buffer 'x_ptr' (781 x f32)"
-  std::string describeAddress(uint64_t addr, uint64_t size) const {
-    std::ostringstream os;
-    os << "address 0x" << std::hex << addr << std::dec;
-    const Buffer* b = memory_.nearest(addr);
-    if (!b) {
-      os << " is in no buffer (none are allocated)";
-      return os.str();
-    }
-    std::string name = "buffer '" + b->name + "' (" + b->describe() + ")";
-    if (addr >= b->end()) os << " is " << addr - b->end() << " bytes past the end of " << name;
-    else if (addr < b->base) os << " is " << b->base - addr << " bytes before the start of " << name;
-    else os << " (" << size << " bytes) straddles the end of " << name;
-    return os.str();
-  }
 
   // Checks element i's access of `size`-byte elements of `dtype` (the slow path; the
   // reference's checks, in its order) and returns its buffer, or throws the RuntimeError.
   Buffer* checkedAccess(const char* what, const Op& op, const Tile& ptrs, int64_t i, uint64_t size) {
     const uint64_t addr = ptrs.ptr[i];
     Buffer* b = memory_.resolve(addr, size);
-    if (!b) throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + describeAddress(addr, size) + where(ptrs, i));
+    if (!b) throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + memory_.describeAddress(addr, size) + where(ptrs, i));
     if (b->dtype != ptrs.dtype || (addr - b->base) % size != 0) {
       std::ostringstream os;
       os << what << " of " << dtypeName(ptrs.dtype) << " at address 0x" << std::hex << addr << std::dec

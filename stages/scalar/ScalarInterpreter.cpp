@@ -61,6 +61,8 @@
 //   - if: runs the taken region; its yield gives the results.
 #include "scalar/ScalarInterpreter.h"
 
+#include "runtime/Arguments.h"
+
 #include <array>
 #include <cinttypes>
 #include <cmath>
@@ -317,24 +319,15 @@ class ScalarInterpreter {
   // Parameter values, the same for every program.
   std::vector<Tile> bindParams() {
     std::vector<Tile> out;
-    for (size_t k = 0; k < fn_.params.size(); ++k) {
-      const Param& p = fn_.params[k];
-      const Type& t = fn_.param(k)->type;
-      if (p.kind == Param::Kind::Pointer) {
-        const Buffer* b = mem_.find(p.name);
-        if (!b) throw std::runtime_error("no buffer is bound to pointer parameter '" + p.name + "'");
-        if (b->dtype != t.dtype)
-          throw std::runtime_error("buffer '" + p.name + "' holds " + dtypeName(b->dtype) +
-                                   " but the parameter has type " + t.str());
-        out.push_back(Tile{t, {ptrScalar(t.dtype, b->base)}});
-      } else {
-        auto it = launch_.scalars.find(p.name);
-        if (it == launch_.scalars.end())
-          throw std::runtime_error("no value is given for scalar parameter '" + p.name + "'");
-        const ScalarValue& v = it->second;
-        Scalar s = isInt(v.dtype) ? intScalar(v.dtype, v.i) : floatScalar(v.dtype, v.f);
-        out.push_back(Tile{t, {convertScalar(s, t.dtype)}});
+    for (const KernelArgument& a : bindArguments(fn_, launch_, mem_)) {
+      const Type& t = *a.type;
+      if (a.buffer) {
+        out.push_back(Tile{t, {ptrScalar(t.dtype, a.buffer->base)}});
+        continue;
       }
+      const ScalarValue& v = a.value;
+      Scalar s = isInt(v.dtype) ? intScalar(v.dtype, v.i) : floatScalar(v.dtype, v.f);
+      out.push_back(Tile{t, {convertScalar(s, t.dtype)}});
     }
     return out;
   }
@@ -361,23 +354,13 @@ class ScalarInterpreter {
     return s + "]";
   }
 
-  // "address 0x... is 16 bytes past the end of buffer 'x_ptr' (781 x f32)"
-  std::string describeAddress(uint64_t addr, int size) const {
-    const Buffer* b = mem_.nearest(addr);
-    std::string s = "address " + hex(addr);
-    if (!b) return s + " is in no buffer (none are allocated)";
-    std::string buf = "buffer '" + b->name + "' (" + b->describe() + ")";
-    if (addr >= b->end()) return s + " is " + std::to_string(addr - b->end()) + " bytes past the end of " + buf;
-    if (addr < b->base) return s + " is " + std::to_string(b->base - addr) + " bytes before the start of " + buf;
-    return s + " (" + std::to_string(size) + " bytes) straddles the end of " + buf;
-  }
 
   // The buffer and element index of an access of `dtype` at `addr`, or throws RuntimeError.
   std::pair<Buffer*, int64_t> access(const Op& op, const char* what, uint64_t addr, DType dtype,
                                      const Shape& shape, int64_t e) {
     int size = dtypeBytes(dtype);
     Buffer* b = mem_.resolve(addr, static_cast<uint64_t>(size));
-    if (!b) throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + describeAddress(addr, size) + where(shape, e));
+    if (!b) throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + mem_.describeAddress(addr, static_cast<uint64_t>(size)) + where(shape, e));
     uint64_t off = addr - b->base;
     if (b->dtype != dtype || off % static_cast<uint64_t>(size) != 0)
       throw RuntimeError(op.loc, std::string(what) + " of " + dtypeName(dtype) + " at address " + hex(addr) +
