@@ -3,6 +3,8 @@
 // sim tests compare the two on edge cases (wraparound, MIN / -1, NaN, signed zeros, f16).
 #include "sim/ElementOps.h"
 
+#include "runtime/FloatOps.h"
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -54,20 +56,6 @@ Slot constantSlot(const Op& op, DType d) {
 }
 
 namespace {
-
-float floatMaximum(float a, float b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? b : a;  // +0 beats -0
-  return a > b ? a : b;
-}
-
-float floatMinimum(float a, float b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? a : b;  // -0 beats +0
-  return a < b ? a : b;
-}
 
 [[noreturn]] void badKind(const char* what, OpKind kind) {
   throw std::logic_error(std::string(what) + ": unexpected " + mnemonic(kind));

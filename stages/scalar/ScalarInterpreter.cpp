@@ -62,6 +62,7 @@
 #include "scalar/ScalarInterpreter.h"
 
 #include "runtime/Arguments.h"
+#include "runtime/FloatOps.h"
 
 #include <array>
 #include <cinttypes>
@@ -149,20 +150,6 @@ Scalar convertScalar(const Scalar& x, DType to) {
 
 // ---------------------------------------------------------------------------------------------
 // Elementwise arithmetic on one element.
-
-float floatMaximum(float a, float b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? b : a;  // +0 beats -0
-  return a > b ? a : b;
-}
-
-float floatMinimum(float a, float b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? a : b;  // -0 beats +0
-  return a < b ? a : b;
-}
 
 // Unary ops; `x` has the op's dtype.
 Scalar unaryScalar(OpKind kind, const Scalar& x) {
