@@ -1,8 +1,14 @@
 // GPU descriptions: the numbers the simulator's models read, as data (sim/gpus/*.json), never
-// as code. Each file cites where its figures come from.
+// as code. Each file cites where its figures come from in its "sources" list, and says for each
+// figure whether it is a vendor figure or a measurement (and whose).
 //
 //   GpuSpec h200 = loadGpu("h200");          // sim/gpus/h200.json
 //   listGpus()                                // {"a100", "h100", "h200", "rtx4090", ...}
+//
+// Expects: a JSON object whose keys are exactly the field names below (camelCase, as spelled in
+// the struct), every one present, no other key. Guarantees: a returned GpuSpec passed the checks
+// in Gpu.cpp (positive sizes, warps x 32 = threads, carve-outs ascending and ending at
+// sharedPerSM, ...); any problem throws std::runtime_error naming the file and the field.
 #pragma once
 
 #include <string>
@@ -14,12 +20,12 @@ struct GpuSpec {
   std::string name;        // "NVIDIA H200 SXM"
   std::string key;         // "h200" (the file name)
   std::string arch;        // "sm_90"
-  int computeCapability = 90;
+  int computeCapability = 90;  // major * 10 + minor: 90, 89, 86, 80
 
   // Chip
   int smCount = 0;
   double smClockGHz = 0;         // the clock timing predictions use (sustained boost)
-  int warpSchedulersPerSM = 4;
+  int warpSchedulersPerSM = 4;   // = SM sub-partitions (SMSPs); registers are split among them
 
   // Per-SM limits and allocation granularities (as the CUDA occupancy calculator uses them)
   int maxThreadsPerSM = 2048;
@@ -27,10 +33,12 @@ struct GpuSpec {
   int maxBlocksPerSM = 32;
   int maxThreadsPerBlock = 1024;
   int registersPerSM = 65536;
+  int maxRegistersPerBlock = 65536;  // registers one block may hold (cudaDeviceProp::regsPerBlock)
   int maxRegistersPerThread = 255;
   int registerAllocUnit = 256;       // registers are allocated per warp in units of this many
   int sharedPerSM = 0;               // bytes of shared memory per SM at the largest carve-out
   int maxSharedPerBlock = 0;         // bytes (opt-in maximum)
+  int defaultSharedPerBlock = 49152; // bytes a block may use without opting in (48 KB)
   int sharedAllocUnit = 128;         // bytes
   int reservedSharedPerBlock = 1024; // bytes the system reserves per block (sm_80+)
   std::vector<int> sharedCarveoutsKB;  // the L1/shared split options, KB of shared memory
@@ -39,7 +47,9 @@ struct GpuSpec {
   int l1BytesPerSM = 0;              // unified L1/texture/shared capacity per SM
   int l2Bytes = 0;
   int l1LineBytes = 128, sectorBytes = 32;
-  double dramBandwidthGBs = 0;       // measured where available (see `sources`)
+  double dramBandwidthGBs = 0;       // what the time model uses: measured where available (see `sources`)
+  double dramBandwidthVendorGBs = 0; // the datasheet figure, for comparison
+  bool dramBandwidthMeasured = false;  // true when dramBandwidthGBs is a measurement, not the datasheet
   int dramLatencyCycles = 0;
   int l2LatencyCycles = 0;
   int l1LatencyCycles = 0;
@@ -50,8 +60,18 @@ struct GpuSpec {
 };
 
 // Loads sim/gpus/<key>.json (looks in $TL_GPU_DIR, ./sim/gpus, then the source tree). Throws
-// std::runtime_error naming the file and the bad field.
+// std::runtime_error naming the file and the bad field. `key` must be lower-case letters,
+// digits and '_' (it names a file; nothing else is looked up).
 GpuSpec loadGpu(const std::string& key);
+// The keys of every description found in those folders, sorted, without duplicates.
 std::vector<std::string> listGpus();
+
+// Loads one description file by path (its key is the file's stem). Same checks as loadGpu.
+GpuSpec loadGpuFile(const std::string& path);
+// Parses a description from JSON text; `fileName` is only used in error messages and `key` must
+// match the text's "key" field.
+GpuSpec parseGpuJson(const std::string& text, const std::string& fileName, const std::string& key);
+// The description as JSON text (the same fields loadGpu reads), for reports.
+std::string gpuToJson(const GpuSpec& spec, int indent = 1);
 
 }  // namespace tl
