@@ -1,0 +1,43 @@
+// The PTX stage's code generator: thread IR -> LLVM IR -> PTX, with LLVM 19's NVPTX backend.
+//
+// Expects: a verified thread-level Function (Function::level == Thread), as produced by
+// compileToThreadIR (stages/thread/Pipeline.h): ids, register vectors, ld/st_global with `vec`,
+// shared memory with byte offsets, shuffles, barriers, structured `for`/`if`.
+// Guarantees: one LLVM module per kernel (triple nvptx64-nvidia-cuda), a kernel entry named as
+// the Function with its parameters in order (pointers as `ptr addrspace(1)`, scalars by value),
+// launched with 32 * numWarps threads per block and Function::sharedBytes of static shared
+// memory; every op computes exactly what the warp-level executor (sim/ElementOps.cpp) computes,
+// except the gaps documented in docs/gpu.md (division by zero, approximate exp/log/sqrt).
+// Throws IRError (located at the op) on IR this generator does not support.
+//
+// The mapping of each op family to LLVM IR / PTX is documented in docs/gpu.md.
+#pragma once
+
+#include <string>
+
+#include "ir/IR.h"
+
+namespace tl {
+
+struct PtxOptions {
+  std::string arch = "sm_90";  // target GPU: sm_80, sm_86, sm_89 or sm_90
+  int optLevel = 3;            // LLVM optimization level, 0..3 (the new pass manager's O0..O3)
+  bool fastMath = true;        // approximate exp/exp2/log/sqrt/rsqrt (ex2.approx, lg2.approx, ...)
+};
+
+struct PtxResult {
+  std::string kernelName;  // the .entry name in the PTX (= the Function's name)
+  std::string llvmIR;      // the optimized LLVM module, as text
+  std::string ptx;         // the PTX assembly
+  double codegenMs = 0;    // wall time of compileToPTX (IR build + optimization + PTX emission)
+  double optimizeMs = 0;   //   of which: the LLVM optimization pipeline
+  double emitMs = 0;       //   of which: NVPTX instruction selection and PTX printing
+};
+
+// The architectures compileToPTX accepts.
+bool isSupportedArch(const std::string& arch);
+
+// Thread IR -> PTX. Thread-safe: each call builds its own LLVMContext and TargetMachine.
+PtxResult compileToPTX(const Function& threadIR, const PtxOptions& opts = {});
+
+}  // namespace tl

@@ -1,0 +1,122 @@
+// Private to the code generator (stages/ptx/Codegen*.cpp): the object that turns ONE thread-IR
+// function into ONE LLVM function, op by op.
+//
+//   CodegenModule.cpp   the kernel signature, ids, control flow (for/if), the walk over ops,
+//                       the optimization pipeline and PTX emission (compileToPTX)
+//   CodegenOps.cpp      constants, registers (reg_index/extract/pack/permute/reg_reduce),
+//                       elementwise math with the executor's semantics, convert, shuffles
+//   CodegenMemory.cpp   ld/st_global (vector accesses, predicated with inline PTX),
+//                       ld/st_shared (one addrspace(3) array), barrier
+//
+// Expects: verified thread IR (compileToPTX runs the verifier first).
+// Guarantees: every IR value maps to one LLVM value of type llvmType(value.type): a scalar, or
+// an LLVM vector <N x T> for N registers; element types: i1/i32/i64, half/bfloat/float, and
+// `ptr addrspace(1)` for pointers. In memory an i1 is one byte (i8), as lib/runtime/Memory.h
+// stores it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "ir/IR.h"
+#include "ptx/Codegen.h"
+
+namespace tl::ptx {
+
+// The address spaces of NVPTX that the generated code uses.
+enum AddrSpace : unsigned {
+  kGeneric = 0,  // generic addresses (unused: every access names its space)
+  kGlobal = 1,   // device memory: the kernel's buffers (ld.global / st.global)
+  kShared = 3,   // the block's shared memory (ld.shared / st.shared)
+};
+
+class KernelEmitter {
+ public:
+  KernelEmitter(const Function& fn, llvm::Module& module, const PtxOptions& opts);
+
+  // Builds the kernel (signature, annotations, body) into the module; returns it.
+  llvm::Function* emit();
+
+ private:
+  // ----- types (CodegenModule.cpp) -----
+  llvm::Type* elemType(const Type& t);           // register element: i32, float, ptr addrspace(1), ...
+  llvm::Type* dtypeType(DType d);                // i1, i32, i64, half, bfloat, float
+  llvm::Type* memType(DType d);                  // in memory: i1 -> i8, others as dtypeType
+  llvm::Type* llvmType(const Type& t);           // scalar, or <N x elem> for a register vector
+  static unsigned numRegs(const Type& t) { return static_cast<unsigned>(t.numel()); }
+
+  // ----- values -----
+  llvm::Value* get(const Value* v) const;
+  void set(const Value* v, llvm::Value* x);
+  // The registers of an LLVM value as scalars (a scalar is one register), and back.
+  std::vector<llvm::Value*> regs(llvm::Value* v);
+  llvm::Value* join(const std::vector<llvm::Value*>& regs, const Type& t);
+  llvm::Value* join(const std::vector<llvm::Value*>& regs, llvm::Type* elem, bool vector);
+
+  // ----- walking the IR (CodegenModule.cpp) -----
+  const Op* emitRegion(const Region& r);  // emits every op; returns the terminator (or null)
+  void emitOp(const Op& op);
+  void emitFor(const Op& op);
+  void emitIf(const Op& op);
+  llvm::Value* emitId(const Op& op);
+  [[noreturn]] void fail(const Op& op, const std::string& msg) const;
+
+  // ----- ops (CodegenOps.cpp) -----
+  llvm::Value* emitConstant(const Op& op);
+  llvm::Value* emitRegisterOp(const Op& op);  // reg_index, extract, pack, permute, reg_reduce
+  llvm::Value* emitUnary(const Op& op);
+  llvm::Value* emitBinary(const Op& op);
+  llvm::Value* emitCmp(const Op& op);
+  llvm::Value* emitConvert(const Op& op);
+  llvm::Value* emitShuffle(const Op& op);
+  // a `kind` b with the executor's semantics for dtype d (scalars or vectors alike).
+  llvm::Value* binary(const Op& at, OpKind kind, DType d, llvm::Value* a, llvm::Value* b);
+  llvm::Value* intBinary(const Op& at, OpKind kind, DType d, llvm::Value* a, llvm::Value* b);
+  llvm::Value* floatUnary(const Op& at, OpKind kind, llvm::Value* x);  // x: f32 (scalar or vector)
+  llvm::Value* exp(llvm::Value* x);    // e^x of an f32 scalar
+  llvm::Value* exp2(llvm::Value* x);   // 2^x of an f32 scalar
+  llvm::Value* toF32(llvm::Value* x);  // f16/bf16 -> f32 (exact); f32 unchanged
+  llvm::Value* fromF32(llvm::Value* x, DType d);  // f32 -> d, round to nearest even
+  llvm::Value* perRegister(llvm::Value* x, const std::function<llvm::Value*(llvm::Value*)>& fn);
+  llvm::Value* shuffleScalar(llvm::Value* x, llvm::Value* laneOrOffset, bool xorMode);
+
+  // ----- memory (CodegenMemory.cpp) -----
+  void emitLdGlobal(const Op& op);
+  void emitStGlobal(const Op& op);
+  void emitLdShared(const Op& op);
+  void emitStShared(const Op& op);
+  // One access group: `vec` registers of dtype d at `addr` (alignment vec * bytes).
+  llvm::Value* loadGroup(llvm::Value* addr, DType d, unsigned vec);
+  void storeGroup(llvm::Value* addr, llvm::Value* group, DType d, unsigned vec);
+  llvm::Value* predicatedGlobalLoad(llvm::Value* addr, llvm::Value* pred, llvm::Value* other, DType d, unsigned vec);
+  void predicatedGlobalStore(llvm::Value* addr, llvm::Value* pred, llvm::Value* group, DType d, unsigned vec);
+  // Runs `body` only when `pred` holds (a branch); body may return a value merged with `otherwise`.
+  llvm::Value* ifThen(llvm::Value* pred, const std::function<llvm::Value*()>& body, llvm::Value* otherwise);
+  llvm::Value* sharedAddress(const Op& op, llvm::Value* byteOffset);
+  llvm::Value* toMemory(llvm::Value* v, DType d);    // register -> memory form (i1 -> i8)
+  llvm::Value* fromMemory(llvm::Value* v, DType d);  // memory -> register form (i8 -> i1)
+  llvm::Value* groupOf(const std::vector<llvm::Value*>& regs, size_t first, unsigned vec, llvm::Type* elem);
+  unsigned vecAttr(const Op& op) const;
+
+  const Function& fn_;
+  llvm::Module& module_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  PtxOptions opts_;
+  llvm::Function* kernel_ = nullptr;
+  llvm::GlobalVariable* shared_ = nullptr;  // the block's shared memory, when sharedBytes > 0
+  std::unordered_map<const Value*, llvm::Value*> values_;
+};
+
+// A new NVPTX target machine for opts.arch (the NVPTX target is registered once per process,
+// thread-safely). Throws std::invalid_argument for an unsupported arch.
+std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const PtxOptions& opts);
+
+}  // namespace tl::ptx

@@ -1,0 +1,361 @@
+// Thread IR ops that compute in registers -> LLVM IR: constants, register moves, elementwise
+// math, conversions, warp shuffles.
+//
+// Expects: verified thread IR; operands already emitted (KernelEmitter::get).
+// Guarantees: each op computes what the warp-level executor computes (sim/ElementOps.cpp),
+// register by register:
+//   - integers wrap (plain add/sub/mul); division and remainder are C's (sdiv/srem) with
+//     INT_MIN / -1 = INT_MIN and x % -1 = 0 made explicit (LLVM would call them undefined);
+//     a division by zero, which the executor reports, gives x / 0 = x and x % 0 = 0 here
+//     (the GPU reports nothing: see docs/gpu.md); i1 arithmetic is modulo 2 on 0/1;
+//   - f16/bf16 compute in f32 and round to nearest even after every op, as the executor does;
+//   - maximum/minimum propagate NaN and order -0 < +0 (llvm.maximum -> max.NaN.f32);
+//   - float -> int conversion truncates and saturates, NaN -> 0 (llvm.fptosi.sat);
+//   - exp/exp2/log/rsqrt use the GPU's approximate instructions (ex2.approx, lg2.approx,
+//     rsqrt.approx; with .ftz when PtxOptions::fastMath) — the only results that differ from
+//     the executor's, by a few ulp (docs/gpu.md); sqrt and division are IEEE (sqrt.rn, div.rn);
+//   - no a*b + c is contracted into an fma: only the `fma` op fuses.
+#include <cmath>
+
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "ptx/CodegenInternal.h"
+
+namespace tl::ptx {
+
+using llvm::Intrinsic::ID;
+namespace Intr = llvm::Intrinsic;
+
+// ---------------------------------------------------------------------------------------------
+// Constants and registers
+
+llvm::Value* KernelEmitter::emitConstant(const Op& op) {
+  const Type& t = op.result()->type;
+  if (t.isPtr) fail(op, "pointer constants are not supported");
+  const Attr* value = op.attr("value");
+  if (!value) fail(op, "missing attribute 'value'");
+  llvm::Constant* c = nullptr;
+  if (isInt(t.dtype)) {
+    const int64_t* v = std::get_if<int64_t>(value);
+    if (!v) fail(op, "an integer constant needs an integer value");
+    // Wrapped to the dtype, as the executor's constantSlot does.
+    const uint64_t bits = t.dtype == DType::I1    ? static_cast<uint64_t>(*v & 1)
+                          : t.dtype == DType::I32 ? static_cast<uint64_t>(static_cast<uint32_t>(*v))
+                                                  : static_cast<uint64_t>(*v);
+    c = llvm::ConstantInt::get(dtypeType(t.dtype), bits);
+  } else {
+    // The value rounds to f32 first, then to f16/bf16 (double rounding, as the executor does).
+    const float f = static_cast<float>(op.floatAttr("value"));
+    llvm::APFloat ap(f);
+    bool lost = false;
+    if (t.dtype == DType::F16) ap.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    if (t.dtype == DType::BF16) ap.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    c = llvm::ConstantFP::get(ctx_, ap);
+  }
+  return t.isTile() ? llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(numRegs(t)), c) : c;
+}
+
+llvm::Value* KernelEmitter::emitRegisterOp(const Op& op) {
+  const Type& rt = op.result()->type;
+  switch (op.kind) {
+    case OpKind::RegIndex: {  // [0, 1, ..., N-1]
+      std::vector<llvm::Value*> rs;
+      for (unsigned i = 0; i < numRegs(rt); ++i) rs.push_back(b_.getInt32(i));
+      return join(rs, rt);
+    }
+    case OpKind::Extract: {
+      std::vector<llvm::Value*> rs = regs(get(op.operand(0)));
+      const int64_t i = op.intAttr("index");
+      if (i < 0 || i >= static_cast<int64_t>(rs.size())) fail(op, "register index out of range");
+      return rs[static_cast<size_t>(i)];
+    }
+    case OpKind::Pack: {
+      std::vector<llvm::Value*> rs;
+      for (const Value* v : op.operands) rs.push_back(get(v));
+      return join(rs, rt);
+    }
+    case OpKind::Permute: {  // result[i] = v[indices[i]]: a shufflevector
+      llvm::Value* v = get(op.operand(0));
+      const std::vector<int64_t>& idx = op.intsAttr("indices");
+      const size_t n = regs(v).size();
+      std::vector<int> mask;
+      for (int64_t i : idx) {
+        if (i < 0 || i >= static_cast<int64_t>(n)) fail(op, "permute index out of range");
+        mask.push_back(static_cast<int>(i));
+      }
+      if (v->getType()->isVectorTy() && rt.isTile()) return b_.CreateShuffleVector(v, mask);
+      std::vector<llvm::Value*> in = regs(v), out;
+      for (int i : mask) out.push_back(in[static_cast<size_t>(i)]);
+      return join(out, rt);
+    }
+    case OpKind::RegReduce: {  // each `group` consecutive registers, combined in order
+      const std::string& kind = op.strAttr("kind");
+      const OpKind combine = kind == "sum" ? OpKind::Add : kind == "max" ? OpKind::Maximum : OpKind::Minimum;
+      if (kind != "sum" && kind != "max" && kind != "min") fail(op, "unknown reduction kind '" + kind + "'");
+      std::vector<llvm::Value*> in = regs(get(op.operand(0))), out;
+      const int64_t group = op.intAttr("group");
+      if (group <= 0 || in.size() % static_cast<size_t>(group) != 0) fail(op, "group must divide the register count");
+      const DType d = op.operand(0)->type.dtype;
+      for (size_t j = 0; j < in.size(); j += static_cast<size_t>(group)) {
+        llvm::Value* acc = in[j];
+        for (size_t k = 1; k < static_cast<size_t>(group); ++k) acc = binary(op, combine, d, acc, in[j + k]);
+        out.push_back(acc);
+      }
+      return join(out, rt);
+    }
+    default: fail(op, "not a register op");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Floats: widen f16/bf16 to f32, compute, round back
+
+llvm::Value* KernelEmitter::toF32(llvm::Value* x) {
+  llvm::Type* t = x->getType();
+  if (t->getScalarType()->isFloatTy()) return x;
+  llvm::Type* f32 = b_.getFloatTy();
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t)) f32 = llvm::FixedVectorType::get(f32, vt->getNumElements());
+  return b_.CreateFPExt(x, f32);
+}
+
+llvm::Value* KernelEmitter::fromF32(llvm::Value* x, DType d) {
+  if (d == DType::F32) return x;
+  llvm::Type* t = dtypeType(d);
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType())) t = llvm::FixedVectorType::get(t, vt->getNumElements());
+  return b_.CreateFPTrunc(x, t);  // round to nearest even (cvt.rn.f16.f32 / cvt.rn.bf16.f32)
+}
+
+llvm::Value* KernelEmitter::perRegister(llvm::Value* x, const std::function<llvm::Value*(llvm::Value*)>& fn) {
+  std::vector<llvm::Value*> rs = regs(x);
+  for (llvm::Value*& r : rs) r = fn(r);
+  return join(rs, rs[0]->getType(), x->getType()->isVectorTy());
+}
+
+static constexpr double kLog2E = 1.4426950408889634;  // log2(e)
+static constexpr double kLn2 = 0.6931471805599453;    // ln(2)
+
+llvm::Value* KernelEmitter::exp2(llvm::Value* x) {
+  return b_.CreateIntrinsic(opts_.fastMath ? Intr::nvvm_ex2_approx_ftz_f : Intr::nvvm_ex2_approx_f, {}, {x});
+}
+
+// e^x. Fast (Triton's): ex2.approx.ftz(x * log2 e) — the rounding of x * log2 e costs up to
+// |x| * 2^-24 of relative error (about 2^-17 at |x| = 80). Otherwise a range reduction first,
+// x = k ln2 + r with |r| <= ln2/2 (Cody-Waite, two fmas), so the error stays ~2 ulp everywhere:
+// e^x = 2^k * ex2.approx(r * log2 e), 2^k applied as two exact power-of-two factors.
+llvm::Value* KernelEmitter::exp(llvm::Value* x) {
+  llvm::Type* f = b_.getFloatTy();
+  if (opts_.fastMath) return exp2(b_.CreateFMul(x, llvm::ConstantFP::get(f, kLog2E)));
+  llvm::Value* xc = b_.CreateBinaryIntrinsic(Intr::maximum, b_.CreateBinaryIntrinsic(Intr::minimum, x, llvm::ConstantFP::get(f, 200.0)),
+                                             llvm::ConstantFP::get(f, -200.0));  // NaN stays NaN
+  llvm::Value* k = b_.CreateUnaryIntrinsic(Intr::rint, b_.CreateFMul(xc, llvm::ConstantFP::get(f, kLog2E)));
+  auto fma = [&](llvm::Value* a, double c, llvm::Value* acc) {
+    return b_.CreateIntrinsic(Intr::fma, {f}, {a, llvm::ConstantFP::get(f, c), acc});
+  };
+  llvm::Value* r = fma(k, -0.693359375, xc);  // ln2 = 0.693359375 - 2.12194440e-4 (exact high part)
+  r = fma(k, 2.12194440e-4, r);
+  llvm::Value* p = exp2(b_.CreateFMul(r, llvm::ConstantFP::get(f, kLog2E)));
+  llvm::Value* ki = b_.CreateIntrinsic(Intr::fptosi_sat, {b_.getInt32Ty(), f}, {k});
+  ki = b_.CreateBinaryIntrinsic(Intr::smax, b_.CreateBinaryIntrinsic(Intr::smin, ki, b_.getInt32(254)), b_.getInt32(-252));
+  llvm::Value* h1 = b_.CreateAShr(ki, 1);
+  llvm::Value* h2 = b_.CreateSub(ki, h1);
+  auto pow2 = [&](llvm::Value* e) { return b_.CreateBitCast(b_.CreateShl(b_.CreateAdd(e, b_.getInt32(127)), 23), f); };
+  return b_.CreateFMul(b_.CreateFMul(p, pow2(h1)), pow2(h2));
+}
+
+llvm::Value* KernelEmitter::floatUnary(const Op& at, OpKind kind, llvm::Value* x) {
+  llvm::Type* t = x->getType();
+  auto one = [&] { return llvm::ConstantFP::get(t, 1.0); };
+  switch (kind) {
+    case OpKind::Neg: return b_.CreateFNeg(x);
+    case OpKind::Abs: return b_.CreateUnaryIntrinsic(Intr::fabs, x);
+    case OpKind::Sqrt: return b_.CreateUnaryIntrinsic(Intr::sqrt, x);  // sqrt.rn.f32: IEEE
+    case OpKind::Exp: return perRegister(x, [&](llvm::Value* r) { return exp(r); });
+    case OpKind::Exp2: return perRegister(x, [&](llvm::Value* r) { return exp2(r); });
+    case OpKind::Log:  // ln x = lg2.approx(x) * ln 2
+      return perRegister(x, [&](llvm::Value* r) {
+        llvm::Value* l2 = b_.CreateIntrinsic(opts_.fastMath ? Intr::nvvm_lg2_approx_ftz_f : Intr::nvvm_lg2_approx_f, {}, {r});
+        return b_.CreateFMul(l2, llvm::ConstantFP::get(b_.getFloatTy(), kLn2));
+      });
+    case OpKind::Rsqrt:
+      if (!opts_.fastMath) return b_.CreateFDiv(one(), b_.CreateUnaryIntrinsic(Intr::sqrt, x));  // exactly the executor's
+      return perRegister(x, [&](llvm::Value* r) { return b_.CreateIntrinsic(Intr::nvvm_rsqrt_approx_ftz_f, {}, {r}); });
+    case OpKind::Sigmoid: {  // 1 / (1 + e^-x), the division IEEE
+      llvm::Value* e = perRegister(b_.CreateFNeg(x), [&](llvm::Value* r) { return exp(r); });
+      return b_.CreateFDiv(one(), b_.CreateFAdd(one(), e));
+    }
+    default: fail(at, "not a float unary op");
+  }
+}
+
+llvm::Value* KernelEmitter::emitUnary(const Op& op) {
+  const DType d = op.result()->type.dtype;
+  llvm::Value* x = get(op.operand(0));
+  if (isFloat(d)) return fromF32(floatUnary(op, op.kind, toF32(x)), d);
+  switch (op.kind) {
+    case OpKind::Neg: return b_.CreateNeg(x);  // wraps (i1: -x = x modulo 2)
+    case OpKind::Not: return b_.CreateNot(x);
+    case OpKind::Abs:  // |INT_MIN| = INT_MIN, as the executor wraps; an i1 is never negative
+      return d == DType::I1 ? x : b_.CreateBinaryIntrinsic(Intr::abs, x, b_.getFalse());
+    default: fail(op, std::string("'") + mnemonic(op.kind) + "' needs a float operand");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binary ops
+
+llvm::Value* KernelEmitter::intBinary(const Op& at, OpKind kind, DType d, llvm::Value* a, llvm::Value* b) {
+  if (d == DType::I1) {  // 0/1 values modulo 2; max/min compare 0 < 1
+    switch (kind) {
+      case OpKind::Add: case OpKind::Sub: case OpKind::Xor: return b_.CreateXor(a, b);
+      case OpKind::Mul: case OpKind::And: case OpKind::Minimum: return b_.CreateAnd(a, b);
+      case OpKind::Or: case OpKind::Maximum: return b_.CreateOr(a, b);
+      case OpKind::Div: return a;                                 // x / 1 (x / 0: the executor reports it)
+      case OpKind::Rem: return llvm::Constant::getNullValue(a->getType());  // x % 1
+      default: break;
+    }
+  }
+  llvm::Type* t = a->getType();
+  switch (kind) {
+    case OpKind::Add: return b_.CreateAdd(a, b);
+    case OpKind::Sub: return b_.CreateSub(a, b);
+    case OpKind::Mul: return b_.CreateMul(a, b);
+    case OpKind::Div:
+    case OpKind::Rem: {
+      // C semantics without LLVM's undefined cases: divide by 1 where b is -1 or 0, then
+      // MIN / -1 = -MIN (wraps to MIN), x % -1 = 0. Constant divisors fold all of this away.
+      llvm::Value* minusOne = b_.CreateICmpEQ(b, llvm::Constant::getAllOnesValue(t));
+      llvm::Value* zero = b_.CreateICmpEQ(b, llvm::Constant::getNullValue(t));
+      llvm::Value* safe = b_.CreateSelect(b_.CreateOr(minusOne, zero), llvm::ConstantInt::get(t, 1), b);
+      if (kind == OpKind::Div) return b_.CreateSelect(minusOne, b_.CreateNeg(a), b_.CreateSDiv(a, safe));
+      return b_.CreateSelect(b_.CreateOr(minusOne, zero), llvm::Constant::getNullValue(t), b_.CreateSRem(a, safe));
+    }
+    case OpKind::Maximum: return b_.CreateBinaryIntrinsic(Intr::smax, a, b);
+    case OpKind::Minimum: return b_.CreateBinaryIntrinsic(Intr::smin, a, b);
+    case OpKind::And: return b_.CreateAnd(a, b);
+    case OpKind::Or: return b_.CreateOr(a, b);
+    case OpKind::Xor: return b_.CreateXor(a, b);
+    default: fail(at, std::string("'") + mnemonic(kind) + "' needs integer operands");
+  }
+}
+
+llvm::Value* KernelEmitter::binary(const Op& at, OpKind kind, DType d, llvm::Value* a, llvm::Value* b) {
+  if (!isFloat(d)) return intBinary(at, kind, d, a, b);
+  llvm::Value* x = toF32(a);
+  llvm::Value* y = toF32(b);
+  llvm::Value* r = nullptr;
+  switch (kind) {
+    case OpKind::Add: r = b_.CreateFAdd(x, y); break;
+    case OpKind::Sub: r = b_.CreateFSub(x, y); break;
+    case OpKind::Mul: r = b_.CreateFMul(x, y); break;
+    case OpKind::Div: r = b_.CreateFDiv(x, y); break;  // div.rn.f32: IEEE
+    case OpKind::Rem: r = b_.CreateFRem(x, y); break;  // NVPTX: x - trunc(x / y) * y (docs/gpu.md)
+    case OpKind::Maximum: r = b_.CreateBinaryIntrinsic(Intr::maximum, x, y); break;  // max.NaN.f32
+    case OpKind::Minimum: r = b_.CreateBinaryIntrinsic(Intr::minimum, x, y); break;  // min.NaN.f32
+    default: fail(at, std::string("'") + mnemonic(kind) + "' needs integer operands");
+  }
+  return fromF32(r, d);
+}
+
+llvm::Value* KernelEmitter::emitBinary(const Op& op) {
+  const DType d = op.operand(0)->type.dtype;
+  if (op.kind == OpKind::Fma) {  // a*b + c with one rounding (fma.rn.f32), then rounded to d
+    if (!isFloat(d)) fail(op, "fma needs float operands");
+    llvm::Value* a = toF32(get(op.operand(0)));
+    llvm::Value* r = b_.CreateIntrinsic(Intr::fma, {a->getType()}, {a, toF32(get(op.operand(1))), toF32(get(op.operand(2)))});
+    return fromF32(r, d);
+  }
+  return binary(op, op.kind, d, get(op.operand(0)), get(op.operand(1)));
+}
+
+llvm::Value* KernelEmitter::emitCmp(const Op& op) {
+  using P = llvm::CmpInst::Predicate;
+  const std::string& pred = op.strAttr("pred");
+  static const char* names[] = {"lt", "le", "gt", "ge", "eq", "ne"};
+  // Ordered float compares (false on NaN) except `ne` (true on NaN), as C's operators.
+  static const P fp[] = {P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE, P::FCMP_OEQ, P::FCMP_UNE};
+  static const P si[] = {P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE, P::ICMP_EQ, P::ICMP_NE};
+  static const P ui[] = {P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE, P::ICMP_EQ, P::ICMP_NE};
+  int k = -1;
+  for (int i = 0; i < 6; ++i)
+    if (pred == names[i]) k = i;
+  if (k < 0) fail(op, "unknown predicate '" + pred + "'");
+  const Type& t = op.operand(0)->type;
+  llvm::Value* a = get(op.operand(0));
+  llvm::Value* b = get(op.operand(1));
+  if (t.isPtr) {  // addresses compare as the executor's signed 64-bit slots
+    llvm::Type* i64 = b_.getInt64Ty();
+    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(a->getType())) i64 = llvm::FixedVectorType::get(i64, vt->getNumElements());
+    return b_.CreateICmp(si[k], b_.CreatePtrToInt(a, i64), b_.CreatePtrToInt(b, i64));
+  }
+  if (isFloat(t.dtype)) return b_.CreateFCmp(fp[k], a, b);
+  return b_.CreateICmp(t.dtype == DType::I1 ? ui[k] : si[k], a, b);  // i1 holds 0 or 1, not -1
+}
+
+llvm::Value* KernelEmitter::emitConvert(const Op& op) {
+  const Type& from = op.operand(0)->type;
+  const Type& to = op.result()->type;
+  if (from.isPtr || to.isPtr) fail(op, "pointer conversions are not supported");
+  llvm::Value* x = get(op.operand(0));
+  llvm::Type* dst = llvmType(to);
+  if (from.dtype == to.dtype) return x;
+  if (to.dtype == DType::I1)  // x != 0 (a NaN converts to true)
+    return isFloat(from.dtype) ? b_.CreateFCmpUNE(x, llvm::Constant::getNullValue(x->getType()))
+                               : b_.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
+  llvm::Type* f32 = llvm::isa<llvm::VectorType>(dst) ? llvm::VectorType::get(b_.getFloatTy(), llvm::cast<llvm::VectorType>(dst))
+                                                     : static_cast<llvm::Type*>(b_.getFloatTy());
+  if (isInt(to.dtype)) {
+    if (from.dtype == DType::I1) return b_.CreateZExt(x, dst);
+    if (isInt(from.dtype)) return b_.CreateSExtOrTrunc(x, dst);
+    // truncate toward zero, saturate, NaN -> 0 (cvt.rzi with clamps)
+    llvm::Value* f = toF32(x);
+    return b_.CreateIntrinsic(Intr::fptosi_sat, {dst, f->getType()}, {f});
+  }
+  // to a float: integers go through f32 (then round to f16/bf16, as the executor does)
+  if (from.dtype == DType::I1) return fromF32(b_.CreateUIToFP(x, f32), to.dtype);
+  if (isInt(from.dtype)) return fromF32(b_.CreateSIToFP(x, f32), to.dtype);
+  return fromF32(toF32(x), to.dtype);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warp shuffles: 32-bit pieces through shfl.sync.{bfly,idx}.b32 with the full mask; c = 0x1f
+// (one segment of 32 lanes, source lane = operand & 31 for idx, lane ^ offset for bfly).
+
+llvm::Value* KernelEmitter::shuffleScalar(llvm::Value* x, llvm::Value* sel, bool xorMode) {
+  llvm::Type* t = x->getType();
+  llvm::Type* i32 = b_.getInt32Ty();
+  auto shfl32 = [&](llvm::Value* v) {
+    return b_.CreateIntrinsic(xorMode ? Intr::nvvm_shfl_sync_bfly_i32 : Intr::nvvm_shfl_sync_idx_i32, {},
+                              {b_.getInt32(0xffffffffu), v, sel, b_.getInt32(0x1f)});
+  };
+  if (t->isIntegerTy(32)) return shfl32(x);
+  if (t->isFloatTy()) return b_.CreateBitCast(shfl32(b_.CreateBitCast(x, i32)), t);
+  if (t->isIntegerTy(1)) return b_.CreateTrunc(shfl32(b_.CreateZExt(x, i32)), t);
+  if (t->isHalfTy() || t->isBFloatTy()) {
+    llvm::Value* bits = b_.CreateZExt(b_.CreateBitCast(x, b_.getInt16Ty()), i32);
+    return b_.CreateBitCast(b_.CreateTrunc(shfl32(bits), b_.getInt16Ty()), t);
+  }
+  // 64 bits (i64, pointers): two 32-bit halves
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::Value* v = t->isPointerTy() ? b_.CreatePtrToInt(x, i64) : x;
+  llvm::Value* lo = b_.CreateZExt(shfl32(b_.CreateTrunc(v, i32)), i64);
+  llvm::Value* hi = b_.CreateZExt(shfl32(b_.CreateTrunc(b_.CreateLShr(v, 32), i32)), i64);
+  llvm::Value* r = b_.CreateOr(lo, b_.CreateShl(hi, 32));
+  return t->isPointerTy() ? b_.CreateIntToPtr(r, t) : r;
+}
+
+llvm::Value* KernelEmitter::emitShuffle(const Op& op) {
+  const bool xorMode = op.kind == OpKind::ShflXor;
+  llvm::Value* sel = nullptr;
+  if (xorMode) {
+    const int64_t offset = op.intAttr("offset");
+    if (offset < 1 || offset > 31) fail(op, "offset must be in 1..31");
+    sel = b_.getInt32(static_cast<uint32_t>(offset));
+  } else {
+    sel = get(op.operand(1));
+    if (!sel->getType()->isIntegerTy(32)) fail(op, "the source lane must be an i32 scalar");
+  }
+  return perRegister(get(op.operand(0)), [&](llvm::Value* r) { return shuffleScalar(r, sel, xorMode); });
+}
+
+}  // namespace tl::ptx

@@ -1,0 +1,120 @@
+// The JIT cache: a kernel is compiled once per (source, argument dtypes, constexpr values,
+// specialization hints, num_warps, target arch, code-generation options, tool version) and the
+// PTX and cubin are kept on disk, so the next run skips the whole compiler and says "cache hit".
+//
+// Location: $TL_CACHE_DIR, else $XDG_CACHE_HOME/tilelab, else ~/.cache/tilelab (docs/gpu.md).
+// Layout: <root>/v1/<first 2 hex digits of the key>/<key>/{kernel.ptx, kernel.cubin, manifest.json}
+// where <key> is the SHA-256 (hex) of the key's parts. The manifest holds the key's parts, the
+// SHA-256 and size of the PTX and cubin files, ptxas' report and the compile times.
+//
+// Atomicity: store() writes the three files into a private temporary directory (".tmp-*",
+// mkdtemp next to the entry) and rename(2)s that directory into place: the entry appears whole
+// or not at all. A reader opens only <key>/..., checks the manifest (format, key, every part)
+// and the files' sizes and hashes; anything missing, partial or inconsistent is a miss (with the
+// reason), and the next store moves the broken entry aside and replaces it. So a writer killed
+// at any point leaves the old entry or a temporary directory that readers never look at; two
+// concurrent writers of one key leave one valid entry (the second finds the first's and keeps
+// it). Atomic against process death; not fsync'ed, so not against power loss. Temporary
+// directories older than an hour are removed by the next store.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ptx/Codegen.h"
+#include "ptx/Ptxas.h"
+#include "ptx/Results.h"
+#include "runtime/Driver.h"
+
+namespace tl {
+
+// SHA-256 of `data`, as 64 lowercase hex digits (FIPS 180-4; tested against its vectors).
+std::string sha256Hex(std::string_view data);
+
+// Writes `data` to `path` atomically: a temporary file in the same directory, then rename(2).
+// Returns false with *error set when it cannot (the temporary file is removed).
+bool writeFileAtomic(const std::string& path, std::string_view data, std::string* error);
+
+// The tool version compiled into the binary (TL_VERSION from CMake when defined), plus the size
+// and modification time of the running executable, so a rebuilt compiler never reuses entries
+// of an older build.
+std::string toolVersion();
+
+// Everything the compiled code depends on. Each field is hashed with its name and length, so
+// no two different keys serialize alike.
+struct CacheKey {
+  std::string source;          // the kernel file's text
+  std::string specialization;  // Specialization::key(): parameter dtypes and constexpr values
+  std::string hints;           // describeHints(): the divisibility facts the layouts rely on
+  int numWarps = 4;
+  std::string arch;            // "sm_90"
+  std::string options;         // code-generation options ("O3 fast-math")
+  std::string toolVersion;
+
+  std::string digest() const;  // SHA-256 hex of the parts
+  // The parts as stored in a manifest (the source as its SHA-256 and size).
+  nlohmann::json parts() const;
+};
+
+// A cached compilation.
+struct CacheEntry {
+  std::string kernelName;      // the PTX .entry
+  int numWarps = 4;            // threads per block = 32 * numWarps
+  int64_t sharedBytes = 0;     // static shared memory the thread IR asked for
+  std::string ptx;
+  std::string cubin;           // empty when ptxas did not run
+  PtxasInfo ptxas;
+  double threadMs = 0, codegenMs = 0, ptxasMs = 0;  // what compiling it cost (when stored)
+};
+
+class JitCache {
+ public:
+  explicit JitCache(std::string root) : root_(std::move(root)) {}
+  // $TL_CACHE_DIR, else $XDG_CACHE_HOME/tilelab, else $HOME/.cache/tilelab, else ./.tilelab-cache.
+  static std::string defaultRoot();
+
+  const std::string& root() const { return root_; }
+  std::string entryDir(const CacheKey& key) const;
+
+  // The entry for `key`, or nullopt with *why ("no entry", "manifest is not valid JSON",
+  // "kernel.ptx does not match its hash", ...). Never throws for anything found on disk.
+  std::optional<CacheEntry> lookup(const CacheKey& key, std::string* why = nullptr) const;
+  // Stores `entry` under `key` (replacing whatever is there). Returns false with *error set
+  // when the directory cannot be written; the cache is optional, so callers go on without it.
+  bool store(const CacheKey& key, const CacheEntry& entry, std::string* error = nullptr) const;
+
+ private:
+  std::string root_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Compiling through the cache: what tl-ptx does for every kernel.
+
+struct JitOptions {
+  PtxOptions ptx;              // arch, optimization level, fast math
+  bool useCache = true;        // false: --no-cache (neither looked up nor stored)
+  bool wantLLVM = false;       // also produce the LLVM IR (recompiles on a hit; not cached)
+};
+
+struct JitResult {
+  CacheEntry entry;            // the PTX, the cubin, ptxas' report
+  std::string llvmIR;          // when JitOptions::wantLLVM
+  bool cacheHit = false;
+  std::string cacheNote;       // why it missed ("no entry", ...), or why storing failed
+  CompileTimes times;          // thread/codegen/ptxas/cache filled (front end and module load: caller)
+};
+
+// The key of a compiled kernel: its source, specialization, the launch's divisibility facts,
+// num_warps, arch, options and this binary's version.
+CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts);
+
+// Looks the kernel up in `cache` (may be null) and on a miss compiles it: compileToThreadIR,
+// compileToPTX, runPtxas (when ptxas is installed), then stores the result. Throws IRError
+// for IR the code generator rejects and std::runtime_error (with ptxas' log) when ptxas rejects
+// the PTX; nothing is cached then.
+JitResult jitCompile(const CompiledKernel& k, const JitOptions& opts, const JitCache* cache);
+
+}  // namespace tl

@@ -1,0 +1,123 @@
+// The results JSON tl-ptx writes for every kernel it runs: what ran (kernel, sizes, grid, dtypes,
+// arch, device), how fast (median/min time, GB/s, TFLOP/s), with which resources (registers,
+// shared memory, spills, occupancy), what compiling cost (per step, cache hit or miss) and
+// whether the outputs matched the reference. The simulator and the visualizer read these files;
+// docs/gpu.md ("Results JSON") documents every field. Also the small measurements that go into
+// it: compulsory traffic, the FLOP count of dot kernels, and the size estimate that picks the
+// reference interpreter.
+//
+// Guarantees: resultsToJson/resultsFromJson round-trip every field; resultsFromJson throws
+// std::runtime_error naming the first missing or mistyped field (or a schema version it does
+// not know), never crashes on any JSON value.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frontend/Launch.h"
+#include "ir/IR.h"
+#include "ptx/Ptxas.h"
+#include "runtime/Memory.h"
+
+namespace tl {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+// One output compared against the reference.
+struct OutputCheck {
+  std::string name;
+  bool pass = false;
+  double maxAbsErr = 0, maxRelErr = 0;
+  int64_t mismatches = 0;
+  std::string reason;  // set when shapes/dtypes differ or the output is missing
+  bool operator==(const OutputCheck&) const = default;
+};
+
+// Where compile time went for this run, in milliseconds. Steps a cache hit skipped are 0.
+struct CompileTimes {
+  double frontEndMs = 0;    // parse + @launch + block IR
+  double threadMs = 0;      // block passes + layouts + lowering to thread IR
+  double codegenMs = 0;     // LLVM IR + optimization + NVPTX -> PTX
+  double ptxasMs = 0;       // ptxas -v (PTX -> cubin)
+  double cacheMs = 0;       // cache lookup (+ store on a miss)
+  double moduleLoadMs = 0;  // cuModuleLoadData(Ex) + attributes (0 without a GPU)
+  bool cacheHit = false;
+  std::string cacheKey;     // the entry's SHA-256 ("" with --no-cache)
+  double totalMs() const { return frontEndMs + threadMs + codegenMs + ptxasMs + cacheMs + moduleLoadMs; }
+  bool operator==(const CompileTimes&) const = default;
+};
+
+struct RunResults {
+  int schemaVersion = kResultsSchemaVersion;
+  std::string toolVersion;
+  std::string timestamp;          // UTC, ISO 8601
+  // What ran.
+  std::string kernel;             // the kernel's name
+  std::string source;             // the .tl path
+  std::vector<std::pair<std::string, std::string>> sizes;  // the launch's names (not buffers/grid/num_warps)
+  std::array<int64_t, 3> grid{1, 1, 1};
+  int numWarps = 0;
+  std::map<std::string, std::string> dtypes;  // parameter -> type ("ptr<f32>", "i32")
+  std::string arch;               // the --arch compiled for
+  std::string ptxPath;
+  // The GPU run ("" device and gpuSkipped set when it did not run).
+  bool gpuRan = false;
+  std::string gpuSkipped;         // why not
+  std::string device;             // DeviceInfo::str()
+  int smCount = 0;
+  int runs = 0;
+  double medianMs = 0, minMs = 0;
+  bool l2Flushed = false;
+  double bytes = 0;               // compulsory traffic: inputs read + outputs written once
+  double gbps = 0;                // bytes / median time
+  double flops = 0;               // 0 when unknown (kernels without dot)
+  double tflops = 0;
+  // Resources: from ptxas (registers, spills) and from the driver (shared, local, occupancy).
+  int registers = 0;
+  int64_t sharedBytes = 0;
+  int64_t localBytes = 0;
+  int spillStoreBytes = 0, spillLoadBytes = 0;
+  int blocksPerSM = 0, warpsPerSM = 0;
+  CompileTimes compile;
+  // The check against the reference.
+  std::string check = "skipped";  // "PASS", "FAIL" or "skipped"
+  std::string reference;          // "tl-scalar" or "tl-block" ("" when skipped)
+  std::vector<OutputCheck> outputs;
+
+  bool operator==(const RunResults&) const = default;
+};
+
+// ordered_json: the file keeps the documented field order and the launch's order of `sizes`.
+nlohmann::ordered_json resultsToJson(const RunResults& r);
+RunResults resultsFromJson(const nlohmann::ordered_json& j);
+// Writes DIR/<stem of source>.json (creating DIR) atomically; returns the path. Throws
+// std::runtime_error when the file cannot be written.
+std::string writeResults(const RunResults& r, const std::string& dir);
+
+// ptxas' report as JSON (for the cache manifest) and back; missing fields read as 0/"".
+nlohmann::json ptxasToJson(const PtxasInfo& p);
+PtxasInfo ptxasFromJson(const nlohmann::json& j);
+
+// Fills OutputCheck per output of `reference` (what compareOutputs prints, as data).
+std::vector<OutputCheck> checkOutputs(const Memory& reference, const Memory& got);
+
+// Floating-point operations of a dot kernel: 2*M*N*K from the launch's names M, N and K when
+// the block IR has a dot and the launch defines them; else the dot ops' own tile sizes times
+// loop trip counts times programs; 0 when the kernel has no dot.
+double dotFlops(const Function& blockIR, const LaunchConfig& launch);
+
+// An estimate of the element operations tl-scalar would evaluate for this launch: every op's
+// result elements (a dot's M*N*K), loops multiplied by their trip counts when the bounds are
+// constants or scalar parameters (else counted once), times the grid's programs.
+double estimateScalarOps(const Function& blockIR, const LaunchConfig& launch);
+
+// UTC now as "2025-01-31T12:34:56Z".
+std::string utcTimestamp();
+
+}  // namespace tl

@@ -1,0 +1,271 @@
+// tl-ptx: the PTX stage. Compiles each kernel to PTX with LLVM's NVPTX backend (through the JIT
+// cache), assembles it with ptxas, and — when the machine has an NVIDIA driver — runs it on the
+// GPU, times it, checks its outputs against tl-scalar (or tl-block for big launches) and writes
+// a results JSON. Without a driver it says that the GPU step was skipped and where the PTX is.
+//
+//   tl-ptx                                         # every kernel in kernels/
+//   tl-ptx kernels/softmax.tl --print-ptx          # the PTX (--print-llvm: the LLVM IR)
+//   tl-ptx kernels/matmul.tl --set M=4096 --set N=4096 --set K=4096 --reference block
+//   tl-ptx kernels/vector_add.tl --arch sm_80 --no-cache --runs 500
+//
+// Per kernel: front end -> (cache hit, or thread IR -> LLVM IR -> PTX -> ptxas -> cache) ->
+// out/ptx/<kernel>.ptx -> [GPU: load, run once, copy back, time, check] -> out/results/<kernel>.json.
+// Exit status: 0 when every kernel compiled (and, where a GPU ran it, passed); 1 otherwise.
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "block/BlockInterpreter.h"
+#include "ir/Printer.h"
+#include "ptx/Codegen.h"
+#include "ptx/CudaRuntime.h"
+#include "ptx/JitCache.h"
+#include "ptx/Results.h"
+#include "runtime/Driver.h"
+#include "scalar/ScalarInterpreter.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// tl-ptx's own options (the common ones are in tl::StageOptions).
+struct PtxStageOptions {
+  std::string arch = "sm_90";
+  bool printLLVM = false, printPTX = false;
+  std::string ptxDir = "out/ptx";
+  bool noCache = false;
+  std::string resultsDir = "out/results";
+  bool noCheck = false;
+  std::string reference = "auto";  // scalar | block | auto
+  int warmup = 3;
+  int runs = 100;
+  bool runsGiven = false;          // --runs given: run exactly that many (no time budget)
+};
+
+// --reference auto picks tl-scalar up to this many estimated element operations (about a
+// second of tl-scalar), tl-block beyond.
+constexpr double kScalarReferenceLimit = 2e8;
+
+std::string fmt(double v, int precision) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(precision) << v;
+  return os.str();
+}
+
+// The GPU, opened on first use and shared by every kernel of the run.
+struct Gpu {
+  bool tried = false;
+  std::unique_ptr<tl::CudaRuntime> rt;
+  std::string why;  // why there is none
+  tl::CudaRuntime* get(std::ostream& out, bool quiet) {
+    if (!tried) {
+      tried = true;
+      rt = tl::CudaRuntime::open(&why);
+      if (rt && !quiet) out << "   GPU: " << rt->device().str() << "\n";
+    }
+    return rt.get();
+  }
+};
+
+// "sm_90" -> 90.
+int archNumber(const std::string& arch) { return std::stoi(arch.substr(3)); }
+
+// Fills what every results file has, GPU or not.
+tl::RunResults baseResults(const tl::CompiledKernel& k, const tl::JitResult& jit, const PtxStageOptions& o,
+                           const std::string& ptxPath) {
+  tl::RunResults r;
+  r.toolVersion = tl::toolVersion();
+  r.timestamp = tl::utcTimestamp();
+  r.kernel = jit.entry.kernelName;
+  r.source = k.path;
+  for (const auto& [name, value] : k.launch.names)
+    if (name != "grid" && name != "num_warps" && !k.launch.buffer(name)) r.sizes.emplace_back(name, value);
+  r.grid = k.launch.grid;
+  r.numWarps = jit.entry.numWarps;
+  for (const auto& [name, type] : k.spec.paramTypes) r.dtypes[name] = type.str();
+  r.arch = o.arch;
+  r.ptxPath = ptxPath;
+  r.registers = jit.entry.ptxas.registers;
+  r.sharedBytes = jit.entry.ptxas.ran ? jit.entry.ptxas.sharedBytes : jit.entry.sharedBytes;
+  r.localBytes = jit.entry.ptxas.stackFrameBytes;
+  r.spillStoreBytes = jit.entry.ptxas.spillStoreBytes;
+  r.spillLoadBytes = jit.entry.ptxas.spillLoadBytes;
+  r.compile = jit.times;
+  r.compile.frontEndMs = k.compileMs;
+  return r;
+}
+
+void printCompileSummary(const tl::JitResult& jit, const tl::CompiledKernel& k, const std::string& ptxPath,
+                         std::ostream& out) {
+  const tl::CacheEntry& e = jit.entry;
+  out << "   ptx: " << ptxPath << "  (" << e.ptx.size() << " bytes; entry " << e.kernelName << ", "
+      << 32 * e.numWarps << " threads/block, " << e.sharedBytes << " B shared)\n";
+  if (e.ptxas.ran)
+    out << "   ptxas: " << e.ptxas.registers << " registers, " << e.ptxas.sharedBytes << " B smem, spills "
+        << e.ptxas.spillStoreBytes << " B stores / " << e.ptxas.spillLoadBytes << " B loads, stack "
+        << e.ptxas.stackFrameBytes << " B\n";
+  else
+    out << "   ptxas: not run (" << e.ptxas.skipped << "); the driver will JIT-compile the PTX\n";
+  const tl::CompileTimes& t = jit.times;
+  out << "   compile: front end " << tl::formatMs(k.compileMs);
+  if (jit.cacheHit) {
+    out << ", cache hit " << tl::formatMs(t.cacheMs) << "  (first compile: passes+layouts+lowering "
+        << tl::formatMs(e.threadMs) << ", LLVM " << tl::formatMs(e.codegenMs) << ", ptxas " << tl::formatMs(e.ptxasMs)
+        << ")\n";
+  } else {
+    out << ", passes+layouts+lowering " << tl::formatMs(t.threadMs) << ", LLVM " << tl::formatMs(t.codegenMs)
+        << ", ptxas " << tl::formatMs(t.ptxasMs);
+    if (t.cacheKey.empty()) out << "  (" << jit.cacheNote << ")\n";
+    else out << ", cache " << tl::formatMs(t.cacheMs) << "  (cache miss: " << jit.cacheNote << ")\n";
+  }
+}
+
+// Runs the reference interpreter the options ask for; returns its name.
+std::string runReference(const tl::CompiledKernel& k, const PtxStageOptions& o, tl::Memory& ref, bool quiet,
+                         std::ostream& out) {
+  std::string which = o.reference;
+  double estimate = tl::estimateScalarOps(*k.ir, k.launch);
+  if (which == "auto") which = estimate <= kScalarReferenceLimit ? "scalar" : "block";
+  auto start = std::chrono::steady_clock::now();
+  if (which == "scalar") tl::runScalar(*k.ir, k.launch, ref);
+  else tl::runBlock(*k.ir, k.launch, ref);
+  std::string name = "tl-" + which;
+  if (!quiet)
+    out << "   reference: " << name << " in " << tl::formatMs(tl::msSince(start)) << " (estimated "
+        << std::setprecision(3) << estimate << " element ops)\n";
+  return name;
+}
+
+// "time: median 736.9 us (min 734.9 us, 100 runs, L2 flushed)  4371.2 GB/s (91% of 4814)".
+void printTiming(const tl::GpuTiming& t, const tl::RunResults& r, const tl::DeviceInfo& dev, std::ostream& out) {
+  out << "   time: median " << fmt(t.medianMs * 1e3, 1) << " us (min " << fmt(t.minMs * 1e3, 1) << " us, " << t.runs
+      << " runs" << (t.l2Flushed ? ", L2 flushed" : ", L2 NOT flushed") << ")  " << fmt(r.gbps, 1) << " GB/s";
+  if (dev.peakGBps() > 0) out << " (" << fmt(100 * r.gbps / dev.peakGBps(), 0) << "% of " << fmt(dev.peakGBps(), 0) << ")";
+  if (r.tflops > 0) out << "  " << fmt(r.tflops, 2) << " TFLOP/s";
+  out << "\n";
+}
+
+// Loads, runs, checks and times one kernel on the GPU; fills `r`. Returns false when the check fails.
+bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitResult& jit, const PtxStageOptions& o,
+              const tl::StageOptions& opts, tl::RunResults& r, std::ostream& out) {
+  bool quiet = opts.quiet;
+  const tl::DeviceInfo& dev = rt.device();
+  int devArch = dev.ccMajor * 10 + dev.ccMinor;
+  if (archNumber(o.arch) > devArch)
+    throw std::runtime_error("the PTX targets " + o.arch + " but the GPU is " + dev.arch() + " (" + dev.name +
+                             "); compile for it with --arch " + dev.arch());
+  int threads = 32 * jit.entry.numWarps;
+  tl::GpuModule mod = rt.loadModule(jit.entry.ptx, jit.entry.cubin, jit.entry.kernelName, threads);
+  r.compile.moduleLoadMs = mod.loadMs;
+  if (!quiet) {
+    if (!mod.loadNote.empty()) out << "   note: " << mod.loadNote << "\n";
+    out << "   module: " << (mod.fromCubin ? "cubin" : "PTX (driver JIT)") << " loaded in " << tl::formatMs(mod.loadMs)
+        << "; driver: " << mod.attrs.registers << " registers, " << mod.attrs.sharedBytes << " B shared, "
+        << mod.attrs.localBytes << " B local; occupancy " << mod.attrs.blocksPerSM << " blocks/SM = "
+        << mod.attrs.warpsPerSM << " of " << dev.maxWarpsPerSM() << " warps/SM\n";
+  }
+  r.gpuRan = true;
+  r.device = dev.str();
+  r.smCount = dev.smCount;
+  r.registers = mod.attrs.registers;
+  r.sharedBytes = mod.attrs.sharedBytes;
+  r.localBytes = mod.attrs.localBytes;
+  r.blocksPerSM = mod.attrs.blocksPerSM;
+  r.warpsPerSM = mod.attrs.warpsPerSM;
+
+  // One launch for the check, with the launch's data; then the timed runs.
+  tl::Memory memory = tl::Memory::fromLaunch(k.launch);
+  tl::DeviceBuffers bufs(rt, tl::kernelArgsFor(*k.ir, k.launch), memory);
+  bufs.launch(mod, k.launch.grid, threads);
+  rt.synchronize(("running " + jit.entry.kernelName).c_str());
+  bufs.copyOutputsBack(memory);
+  if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
+
+  tl::TimingOptions to;
+  to.warmup = o.warmup;
+  to.runs = o.runs;
+  if (o.runsGiven) to.maxSeconds = 0;
+  tl::GpuTiming t = tl::timeKernel(rt, mod, bufs, k.launch.grid, threads, to);
+  r.runs = t.runs;
+  r.medianMs = t.medianMs;
+  r.minMs = t.minMs;
+  r.l2Flushed = t.l2Flushed;
+  r.bytes = double(bufs.compulsoryBytes());
+  r.gbps = t.medianMs > 0 ? r.bytes / (t.medianMs * 1e-3) / 1e9 : 0;
+  r.flops = tl::dotFlops(*k.ir, k.launch);
+  r.tflops = r.flops > 0 && t.medianMs > 0 ? r.flops / (t.medianMs * 1e-3) / 1e12 : 0;
+  if (!quiet) printTiming(t, r, dev, out);
+
+  if (o.noCheck) {
+    if (!quiet) tl::printOutputSummary(memory, out);
+    return true;
+  }
+  tl::Memory ref = tl::Memory::fromLaunch(k.launch);
+  r.reference = runReference(k, o, ref, quiet, out);
+  r.outputs = tl::checkOutputs(ref, memory);
+  bool pass = tl::compareOutputs(ref, memory, r.reference, out);
+  r.check = pass ? "PASS" : "FAIL";
+  return pass;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tl-ptx: compile kernels to PTX with LLVM, run and time them on an NVIDIA GPU when there is one"};
+  tl::StageOptions opts;
+  tl::addStageOptions(app, opts);
+  PtxStageOptions o;
+  app.add_option("--arch", o.arch, "Target GPU architecture")
+      ->check(CLI::IsMember({"sm_80", "sm_86", "sm_89", "sm_90"}))
+      ->capture_default_str();
+  app.add_flag("--print-llvm", o.printLLVM, "Print the optimized LLVM IR");
+  app.add_flag("--print-ptx", o.printPTX, "Print the PTX");
+  app.add_option("--ptx-dir", o.ptxDir, "Write each kernel's PTX as DIR/<kernel>.ptx")->capture_default_str();
+  app.add_flag("--no-cache", o.noCache, "Neither read nor write the JIT cache ($TL_CACHE_DIR, else "
+                                        "$XDG_CACHE_HOME/tilelab, else ~/.cache/tilelab)");
+  app.add_option("--results", o.resultsDir, "Write one results JSON per kernel as DIR/<kernel>.json")
+      ->capture_default_str();
+  app.add_flag("--no-check", o.noCheck, "Do not compare the GPU's outputs with a CPU reference");
+  app.add_option("--reference", o.reference, "CPU reference: tl-scalar, tl-block, or auto (tl-scalar for small launches)")
+      ->check(CLI::IsMember({"scalar", "block", "auto"}))
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup, "Untimed launches before timing")->check(CLI::Range(0, 100000))->capture_default_str();
+  auto* runsOpt = app.add_option("--runs", o.runs, "Timed launches (default: up to 100 within 0.5 s)")
+                      ->check(CLI::Range(1, 1000000));
+  CLI11_PARSE(app, argc, argv);
+  o.runsGiven = runsOpt->count() > 0;
+
+  tl::JitCache cache(tl::JitCache::defaultRoot());
+  Gpu gpu;
+  return tl::runStage("tl-ptx", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
+    if (opts.printIR) out << tl::printFunction(*k.ir);
+    tl::JitOptions jo;
+    jo.ptx.arch = o.arch;
+    jo.useCache = !o.noCache;
+    jo.wantLLVM = o.printLLVM;
+    tl::JitResult jit = tl::jitCompile(k, jo, o.noCache ? nullptr : &cache);
+    if (o.printLLVM) out << "// ----- LLVM IR -----\n" << jit.llvmIR;
+    if (o.printPTX) out << "// ----- PTX -----\n" << jit.entry.ptx;
+
+    std::string ptxPath = (fs::path(o.ptxDir) / (fs::path(k.path).stem().string() + ".ptx")).string();
+    std::error_code ec;
+    fs::create_directories(o.ptxDir, ec);
+    std::string err;
+    if (!tl::writeFileAtomic(ptxPath, jit.entry.ptx, &err)) throw std::runtime_error(err);
+    if (!opts.quiet) printCompileSummary(jit, k, ptxPath, out);
+
+    tl::RunResults r = baseResults(k, jit, o, ptxPath);
+    bool ok = true;
+    if (tl::CudaRuntime* rt = gpu.get(out, opts.quiet)) {
+      ok = runOnGpu(*rt, k, jit, o, opts, r, out);
+    } else {
+      r.gpuSkipped = gpu.why;
+      out << "   " << tl::gpuSkippedMessage(gpu.why, ptxPath) << "\n";
+    }
+    std::string resultsPath = tl::writeResults(r, o.resultsDir);
+    if (!opts.quiet) out << "   results: " << resultsPath << "\n";
+    return ok;
+  });
+}
