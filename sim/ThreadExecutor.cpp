@@ -175,6 +175,7 @@ class Executor {
   std::array<int64_t, 3> block_{0, 0, 0};
   int64_t blockLinear_ = 0;
   ExecResult result_;
+  size_t traceBase_ = 0;               // traceWarps: index of this block's warp 0 in result_.traces
   std::vector<PendingWrite> pending_;  // reused by every store
   Buffer* lastBuffer_ = nullptr;       // the buffer the last global access hit (a fast path)
 
@@ -241,6 +242,10 @@ class Executor {
     }
     std::fill(shared_.begin(), shared_.end(), uint8_t(0xFF));
     if (opts_.detectRaces) races_.newEpoch();
+    if (opts_.traceWarps) {
+      traceBase_ = result_.traces.size();
+      for (const Warp& w : warps_) result_.traces.push_back(WarpTrace{blockLinear_, w.id, {}});
+    }
 
     for (;;) {
       for (Warp& w : warps_)
@@ -274,10 +279,12 @@ class Executor {
 
   // Runs warp w until it returns or reaches a barrier.
   void runWarp(Warp& w) {
+    WarpTrace* trace = opts_.traceWarps ? &result_.traces[traceBase_ + static_cast<size_t>(w.id)] : nullptr;
     for (;;) {
       Frame& f = w.stack.back();
       const COp& op = f.region->ops[f.pc];
       if (op.kind != OpKind::Yield) ++result_.stats.warpInstructions;
+      if (trace) trace->entries.push_back(TraceEntry{op.instr, f.mask, -1, 0});
       switch (op.kind) {
         case OpKind::Return:
           w.stack.clear();
@@ -303,10 +310,16 @@ class Executor {
           w.status = WarpStatus::AtBarrier;
           w.barrier = &op;
           return;
-        default:
+        default: {
+          const size_t before = result_.accesses.size();
           exec(w, op, f.mask);
+          if (trace && result_.accesses.size() != before) {
+            trace->entries.back().firstAccess = static_cast<int64_t>(before);
+            trace->entries.back().accessCount = static_cast<int32_t>(result_.accesses.size() - before);
+          }
           ++f.pc;
           break;
+        }
       }
     }
   }

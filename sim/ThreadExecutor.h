@@ -65,6 +65,25 @@ struct ExecOptions {
   bool recordAccesses = true;  // fill ExecResult::accesses
   bool detectRaces = true;     // shared-memory race detection
   int64_t maxBlocks = -1;      // run only the first N blocks (-1: all); for sampling
+  bool traceWarps = false;     // fill ExecResult::traces (the timing model's input, sim/Timing.h)
+};
+
+// One op a warp stepped through, in its execution order (ExecOptions::traceWarps). Every op
+// appears, yields, ifs, fors, barriers and the final return included, so that a replay can
+// follow the control flow (a loop's body ops appear once per iteration, a divergent if's two
+// regions one after the other).
+struct TraceEntry {
+  int32_t instr = 0;          // the op's instruction id (instructionTable)
+  uint32_t activeMask = 0;    // the lanes active when it ran
+  int64_t firstAccess = -1;   // memory ops: index in ExecResult::accesses of its first record (-1: none)
+  int32_t accessCount = 0;    // memory ops: how many WarpAccess records it produced (one per access group)
+};
+
+// The ops one warp of one block executed (firstAccess needs recordAccesses to mean anything).
+struct WarpTrace {
+  int64_t block = 0;  // linear block id
+  int32_t warp = 0;
+  std::vector<TraceEntry> entries;
 };
 
 struct ExecStats {
@@ -77,6 +96,7 @@ struct ExecStats {
 struct ExecResult {
   ExecStats stats;
   std::vector<WarpAccess> accesses;
+  std::vector<WarpTrace> traces;  // traceWarps: one per warp per block run, block-major
 };
 
 // Stable instruction ids: the op at index i of a pre-order walk of fn.body has id i (an op

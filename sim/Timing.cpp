@@ -1,0 +1,565 @@
+// The timing model: executor traces -> timed instruction streams -> the SM model -> the chip.
+// The contract and the conversion rules are in Timing.h; the SM rules in SmModel.h.
+#include "sim/Timing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "sim/Banks.h"
+#include "sim/Coalescing.h"
+#include "sim/Occupancy.h"
+
+namespace tl {
+
+const char* timeLimiterName(TimeLimiter l) {
+  switch (l) {
+    case TimeLimiter::DramBandwidth: return "DRAM bandwidth";
+    case TimeLimiter::L2Bandwidth: return "L2 bandwidth";
+    case TimeLimiter::Issue: return "instruction issue";
+    case TimeLimiter::Latency: return "memory latency";
+    case TimeLimiter::Barrier: return "barriers";
+    case TimeLimiter::Dependency: return "arithmetic dependencies";
+  }
+  return "?";
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Trace -> timed instructions.
+
+// Producers: for each SSA value, the entries of the warp's stream whose results it carries
+// (several when a free op combines values, or an if joins two branches).
+using Producers = std::vector<int32_t>;
+
+void addAll(Producers& to, const Producers& from) {
+  for (int32_t p : from)
+    if (std::find(to.begin(), to.end(), p) == to.end()) to.push_back(p);
+}
+
+// Ops that may be computed at compile time when every operand is known then (arithmetic,
+// comparisons, conversions): ptxas folds them into immediates.
+bool foldable(OpKind k) {
+  const OpCategory c = opInfo(k).category;
+  return c == OpCategory::Elementwise || c == OpCategory::Shape || k == OpKind::RegReduce;
+}
+
+// Ops that cost no machine instruction: immediates, register renaming.
+bool isFree(OpKind k) {
+  switch (k) {
+    case OpKind::Constant: case OpKind::Splat: case OpKind::RegIndex: case OpKind::Permute:
+    case OpKind::Extract: case OpKind::Pack:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t registersOf(const Op& op) {
+  int64_t n = 1;
+  for (const auto& r : op.results) n = std::max(n, r->type.numel());
+  for (const Value* v : op.operands) n = std::max(n, v->type.numel());
+  return n;
+}
+
+// Machine instructions per register and latency of an arithmetic op.
+struct AluCost {
+  int perRegister = 1;
+  int latency = 4;
+};
+
+// `constDivisor`: the second operand is a compile-time constant (the layouts' index math
+// divides by powers of two: a shift, or a multiply-high and shift otherwise).
+AluCost aluCost(const Op& op, const InstrLatencies& lat, bool constDivisor) {
+  const bool fp = !op.results.empty() && isFloat(op.result()->type.dtype);
+  if ((op.kind == OpKind::Div || op.kind == OpKind::Rem) && !fp && constDivisor) return {2, 2 * lat.alu};
+  switch (op.kind) {
+    case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Sqrt: case OpKind::Rsqrt:
+      return {2, lat.alu + lat.sfu};          // a scale (FMUL) and a MUFU
+    case OpKind::Sigmoid:
+      return {4, 2 * lat.alu + 2 * lat.sfu};  // 1 / (1 + exp(-x)): MUFU.EX2 and MUFU.RCP
+    case OpKind::Div:
+      return fp ? AluCost{4, 3 * lat.alu + lat.sfu}   // MUFU.RCP and Newton steps
+                : AluCost{10, 10 * lat.alu};          // integer division: a short routine
+    case OpKind::Rem:
+      return fp ? AluCost{6, 4 * lat.alu + lat.sfu} : AluCost{10, 10 * lat.alu};
+    default:
+      return {1, lat.alu};
+  }
+}
+
+// Per-instruction memory behaviour from the memory model (or the all-DRAM default).
+struct MemBehaviour {
+  double l1Hit = 0;            // share of sectors served by L1
+  double l2Miss = 1;           // share of L2 sectors that go to DRAM
+  double dramPerSector = 32;   // DRAM bytes per sector requested
+};
+
+class Converter {
+ public:
+  Converter(const Function& fn, const ExecResult& run, const GpuSpec& gpu, const TimingOptions& o)
+      : fn_(fn), run_(run), gpu_(gpu), o_(o), table_(instructionTable(fn)) {
+    auto add = [&](const Value* v) { ids_.emplace(v, int(ids_.size())); };
+    for (const auto& a : fn.body.args) add(a.get());
+    walk(fn.body, [&](Op& op) {
+      for (const auto& r : op.results) add(r.get());
+      for (const auto& reg : op.regions)
+        for (const auto& a : reg->args) add(a.get());
+    });
+    if (o.memory) {
+      for (const InstrMemStats& s : o.memory->instructions) stats_[s.instr] = &s;
+      const MemTotals& t = o.memory->totals;
+      storeDramRatio_ = t.globalStore.sectors ? double(t.dramWriteBytes) / double(t.globalStore.sectors * kSectorBytes) : 1.0;
+    }
+  }
+
+  std::vector<TimedInstr> convert(const WarpTrace& trace) {
+    prod_.assign(ids_.size(), {});
+    known_.assign(ids_.size(), 0);
+    std::vector<TimedInstr> out;
+    out.reserve(trace.entries.size());
+    for (const TraceEntry& e : trace.entries) {
+      if (e.instr < 0 || size_t(e.instr) >= table_.size())
+        throw std::invalid_argument("timing: trace entry names instruction " + std::to_string(e.instr) +
+                                    ", which the function does not have (a trace of another function?)");
+      step(*table_[size_t(e.instr)], e, out);
+    }
+    return out;
+  }
+
+ private:
+  const Function& fn_;
+  const ExecResult& run_;
+  const GpuSpec& gpu_;
+  const TimingOptions& o_;
+  std::vector<const Op*> table_;
+  std::unordered_map<const Value*, int> ids_;
+  std::unordered_map<int32_t, const InstrMemStats*> stats_;
+  double storeDramRatio_ = 1.0;
+  std::vector<Producers> prod_;
+  std::vector<char> known_;  // per value: known at compile time (constants, reg_index, and ops on them)
+
+  Producers& of(const Value* v) { return prod_[size_t(ids_.at(v))]; }
+  bool known(const Value* v) const { return known_[size_t(ids_.at(v))] != 0; }
+
+  // Appends a timed instruction depending on `deps`; its results are produced by it.
+  TimedInstr& emit(std::vector<TimedInstr>& out, const Op& op, int32_t instr, TimedKind kind, int issue, int latency,
+                   const Producers& deps) {
+    TimedInstr t;
+    t.kind = kind;
+    t.instr = instr;
+    t.loc = op.loc;
+    t.issueCycles = std::max(1, issue);
+    t.latency = latency;
+    t.deps = deps;
+    std::sort(t.deps.begin(), t.deps.end());
+    out.push_back(std::move(t));
+    const int32_t self = int32_t(out.size() - 1);
+    for (const auto& r : op.results) of(r.get()) = {self};
+    return out.back();
+  }
+
+  Producers operandDeps(const Op& op) {
+    Producers deps;
+    for (const Value* v : op.operands) addAll(deps, of(v));
+    return deps;
+  }
+
+  void step(const Op& op, const TraceEntry& e, std::vector<TimedInstr>& out) {
+    const InstrLatencies& lat = o_.latencies;
+    // Known at compile time: no instruction at run time.
+    bool allKnown = op.kind == OpKind::Constant || op.kind == OpKind::RegIndex;
+    if (!allKnown && foldable(op.kind) && !op.operands.empty()) {
+      allKnown = true;
+      for (const Value* v : op.operands) allKnown = allKnown && known(v);
+    }
+    if (allKnown) {
+      for (const auto& r : op.results) {
+        of(r.get()).clear();
+        known_[size_t(ids_.at(r.get()))] = 1;
+      }
+      return;
+    }
+    if (isFree(op.kind)) {
+      Producers p = operandDeps(op);
+      for (const auto& r : op.results) of(r.get()) = p;
+      return;
+    }
+    switch (op.kind) {
+      case OpKind::Yield: {
+        const Op* owner = op.parent ? op.parent->parentOp : nullptr;
+        if (!owner) return;
+        if (owner->kind == OpKind::For) {
+          // The back edge: increment the induction variable, compare, branch.
+          Region& body = owner->region(0);
+          emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, of(body.arg(0)));
+          const int32_t self = int32_t(out.size() - 1);
+          of(body.arg(0)) = {self};
+          for (size_t k = 0; k < op.operands.size(); ++k) {
+            Producers p = of(op.operand(k));
+            if (k + 1 < body.args.size()) of(body.arg(k + 1)) = p;
+            if (k < owner->results.size()) of(owner->result(k)) = p;
+          }
+        } else {  // an if joins: its results come from whichever branch(es) ran
+          for (size_t k = 0; k < op.operands.size() && k < owner->results.size(); ++k)
+            addAll(of(owner->result(k)), of(op.operand(k)));
+        }
+        return;
+      }
+      case OpKind::For: {
+        Producers bounds;
+        for (size_t k = 0; k < 3 && k < op.operands.size(); ++k) addAll(bounds, of(op.operand(k)));
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, bounds);
+        const int32_t self = int32_t(out.size() - 1);
+        Region& body = op.region(0);
+        of(body.arg(0)) = {self};
+        for (size_t k = 3; k < op.operands.size(); ++k) {
+          if (k - 2 < body.args.size()) of(body.arg(k - 2)) = of(op.operand(k));
+          if (k - 3 < op.results.size()) of(op.result(k - 3)) = of(op.operand(k));
+        }
+        return;
+      }
+      case OpKind::If: {
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, operandDeps(op));
+        for (const auto& r : op.results) of(r.get()).clear();
+        return;
+      }
+      case OpKind::Return:
+        emit(out, op, e.instr, TimedKind::Exit, 1, 0, {});
+        return;
+      case OpKind::Barrier:
+        emit(out, op, e.instr, TimedKind::Barrier, 1, 0, {});
+        return;
+      case OpKind::LdGlobal: case OpKind::StGlobal:
+        globalAccess(op, e, out);
+        return;
+      case OpKind::LdShared: case OpKind::StShared:
+        sharedAccess(op, e, out);
+        return;
+      case OpKind::ShflXor: case OpKind::ShflIdx: {
+        const int n = int(registersOf(op));
+        TimedInstr& t = emit(out, op, e.instr, TimedKind::Shared, n, lat.shuffle, operandDeps(op));
+        t.pipeCycles = n;
+        return;
+      }
+      case OpKind::RegReduce: {
+        const int64_t in = op.operand(0)->type.numel(), outRegs = op.result()->type.numel();
+        const int64_t group = std::max<int64_t>(1, in / std::max<int64_t>(1, outRegs));
+        emit(out, op, e.instr, TimedKind::Alu, int(std::max<int64_t>(1, in - outRegs)),
+             int(std::max<int64_t>(1, group - 1)) * lat.alu, operandDeps(op));
+        return;
+      }
+      default: {
+        const AluCost c = aluCost(op, lat, op.operands.size() > 1 && known(op.operand(1)));
+        emit(out, op, e.instr, TimedKind::Alu, int(registersOf(op)) * c.perRegister, c.latency, operandDeps(op));
+        return;
+      }
+    }
+  }
+
+  MemBehaviour behaviour(int32_t instr, bool store) const {
+    MemBehaviour b;
+    if (store) {
+      b.l1Hit = 0;
+      b.l2Miss = 1;
+      b.dramPerSector = kSectorBytes * storeDramRatio_;
+      return b;
+    }
+    auto it = stats_.find(instr);
+    if (it == stats_.end()) return b;  // no report: from DRAM
+    const MemCounters& c = it->second->counters;
+    if (c.sectors == 0) return b;
+    b.l1Hit = c.l1HitRate();
+    b.l2Miss = c.l2Sectors ? 1.0 - c.l2HitRate() : 0.0;
+    b.dramPerSector = double(c.dramReadBytes) / double(c.sectors);
+    return b;
+  }
+
+  void checkRange(const TraceEntry& e) const {
+    if (e.accessCount > 0 &&
+        (e.firstAccess < 0 || size_t(e.firstAccess) + size_t(e.accessCount) > run_.accesses.size()))
+      throw std::invalid_argument("timing: a trace entry points past the run's access records (run the executor with "
+                                  "recordAccesses and traceWarps together)");
+  }
+
+  void globalAccess(const Op& op, const TraceEntry& e, std::vector<TimedInstr>& out) {
+    checkRange(e);
+    const bool store = op.kind == OpKind::StGlobal;
+    int64_t sectors = 0, lines = 0;
+    SectorUse buf[kMaxSectorsPerAccess];
+    for (int32_t k = 0; k < e.accessCount; ++k) {
+      const int n = collectSectors(run_.accesses[size_t(e.firstAccess + k)], buf);
+      sectors += n;
+      lines += countLines(buf, n);
+    }
+    const MemBehaviour b = behaviour(e.instr, store);
+    const double lat = b.l1Hit * gpu_.l1LatencyCycles +
+                       (1 - b.l1Hit) * ((1 - b.l2Miss) * gpu_.l2LatencyCycles + b.l2Miss * gpu_.dramLatencyCycles);
+    TimedInstr& t = emit(out, op, e.instr, store ? TimedKind::GlobalStore : TimedKind::GlobalLoad,
+                         std::max(1, e.accessCount), std::max(1, int(std::lround(lat))), operandDeps(op));
+    t.pipeCycles = int(lines);
+    t.l2Bytes = double(sectors) * kSectorBytes * (1 - b.l1Hit);
+    t.dramBytes = double(sectors) * b.dramPerSector;
+  }
+
+  void sharedAccess(const Op& op, const TraceEntry& e, std::vector<TimedInstr>& out) {
+    checkRange(e);
+    int wavefronts = 0;
+    for (int32_t k = 0; k < e.accessCount; ++k) wavefronts += banks(run_.accesses[size_t(e.firstAccess + k)]).wavefronts;
+    TimedInstr& t = emit(out, op, e.instr, TimedKind::Shared, std::max(1, e.accessCount),
+                         std::max(1, gpu_.sharedLatencyCycles), operandDeps(op));
+    t.pipeCycles = wavefronts;
+  }
+};
+
+// Resident blocks per SM: given, or from the occupancy model.
+struct Residency {
+  int blocks = 0;
+  std::string source;
+};
+
+Residency residency(const TimingInput& in, const GpuSpec& gpu, const TimingOptions& o) {
+  if (o.residentBlocksPerSM < 0) throw std::invalid_argument("timing: residentBlocksPerSM must be >= 0");
+  if (o.residentBlocksPerSM > 0) {
+    if (int64_t(o.residentBlocksPerSM) * in.warpsPerBlock > gpu.maxWarpsPerSM)
+      throw std::invalid_argument("timing: " + std::to_string(o.residentBlocksPerSM) + " blocks of " +
+                                  std::to_string(in.warpsPerBlock) + " warps exceed the SM's " +
+                                  std::to_string(gpu.maxWarpsPerSM) + " warps");
+    return {o.residentBlocksPerSM, "given"};
+  }
+  const OccupancyResult occ = occupancy(gpu, in.warpsPerBlock * 32, in.registersPerThread, int(in.sharedBytesPerBlock));
+  if (occ.activeBlocksPerSM < 1)
+    throw std::invalid_argument("timing: kernel '" + in.kernel + "' does not fit on an SM of " + gpu.name + ": " + occ.reason);
+  return {occ.activeBlocksPerSM, std::string("occupancy (limited by ") + limiterName(occ.limiter) + ", " +
+                                     std::to_string(in.registersPerThread) + " registers: " + in.registerSource + ")"};
+}
+
+std::string fmt(double v, int digits = 1) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
+void classify(TimingResult& r, const SmResult& sm) {
+  const double waitMem = r.warpStateShare[size_t(WarpState::WaitingMemory)];
+  const double waitBar = r.warpStateShare[size_t(WarpState::WaitingBarrier)];
+  const double waitDep = r.warpStateShare[size_t(WarpState::WaitingDependency)];
+  constexpr double kBusy = 0.85;  // a resource busy this share of the time is "the" limiter
+  if (r.dramUtilization >= kBusy) {
+    r.limiter = TimeLimiter::DramBandwidth;
+    r.limiterWhy = "the SM's share of DRAM bandwidth (" + fmt(r.dramBytesPerCycleSM) + " B/cycle) is busy " +
+                   fmt(100 * r.dramUtilization) + "% of the time";
+  } else if (r.l2Utilization >= kBusy) {
+    r.limiter = TimeLimiter::L2Bandwidth;
+    r.limiterWhy = "the SM's share of L2 bandwidth is busy " + fmt(100 * r.l2Utilization) + "% of the time";
+  } else if (r.issueUtilization >= kBusy) {
+    r.limiter = TimeLimiter::Issue;
+    r.limiterWhy = "the schedulers issue in " + fmt(100 * r.issueUtilization) + "% of their cycles";
+  } else if (waitBar >= waitMem && waitBar >= waitDep) {
+    r.limiter = TimeLimiter::Barrier;
+    r.limiterWhy = "warps spend " + fmt(100 * waitBar) + "% of their time waiting at barriers";
+  } else if (waitDep > waitMem) {
+    r.limiter = TimeLimiter::Dependency;
+    r.limiterWhy = "warps spend " + fmt(100 * waitDep) + "% of their time waiting on arithmetic results";
+  } else {
+    r.limiter = TimeLimiter::Latency;
+    r.limiterWhy = "warps spend " + fmt(100 * waitMem) + "% of their time waiting on memory while DRAM is busy only " +
+                   fmt(100 * r.dramUtilization) + "% (" + fmt(sm.dramBytesInFlight(), 0) + " B in flight, " +
+                   fmt(r.littleBytesToSaturate, 0) + " B would saturate it)";
+  }
+}
+
+}  // namespace
+
+TimingInput buildTimingInput(const Function& threadIR, const ExecResult& run, const GpuSpec& gpu,
+                             const TimingOptions& options) {
+  if (run.traces.empty())
+    throw std::invalid_argument("timing: the run has no warp traces (run the executor with ExecOptions::traceWarps)");
+  if (threadIR.numWarps < 1) throw std::invalid_argument("timing: '" + threadIR.name + "' is not thread IR");
+  TimingInput in;
+  in.kernel = threadIR.name;
+  in.warpsPerBlock = threadIR.numWarps;
+  in.sharedBytesPerBlock = threadIR.sharedBytes;
+  if (options.registersPerThread > 0) {
+    in.registersPerThread = options.registersPerThread;
+    in.registerSource = "given";
+  } else {
+    const RegisterEstimate est = estimateRegisters(threadIR);
+    in.registersPerThread = est.registers;
+    in.registerSource = est.source;
+  }
+  Converter conv(threadIR, run, gpu, options);
+  for (const WarpTrace& t : run.traces) {
+    if (in.sample.empty() || t.warp == 0) in.sample.emplace_back();
+    BlockStream& b = in.sample.back();
+    if (t.warp != int32_t(b.warps.size()))
+      throw std::invalid_argument("timing: the traces are not grouped by block (warp " + std::to_string(t.warp) +
+                                  " of block " + std::to_string(t.block) + " out of order)");
+    b.warps.push_back(conv.convert(t));
+  }
+  for (const BlockStream& b : in.sample) {
+    if (int(b.warps.size()) != in.warpsPerBlock)
+      throw std::invalid_argument("timing: a traced block has " + std::to_string(b.warps.size()) + " warps; '" +
+                                  threadIR.name + "' has " + std::to_string(in.warpsPerBlock));
+    for (const auto& w : b.warps)
+      for (const TimedInstr& i : w) {
+        in.dramBytesPerBlock += i.dramBytes;
+        in.l2BytesPerBlock += i.l2Bytes;
+      }
+  }
+  in.tracedBlocks = int64_t(in.sample.size());
+  in.dramBytesPerBlock /= double(in.tracedBlocks);
+  in.l2BytesPerBlock /= double(in.tracedBlocks);
+  return in;
+}
+
+TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const TimingOptions& o) {
+  if (in.sample.empty()) throw std::invalid_argument("timing: no sampled block");
+  if (o.gridBlocks < 0 || o.maxSimulatedBlocks < 1 || o.launchOverheadUs < 0 || o.blockLaunchCycles < 0 ||
+      !(o.smMaxBytesPerCycle > 0))
+    throw std::invalid_argument("timing: options out of range (gridBlocks >= 0, maxSimulatedBlocks >= 1, "
+                                "launchOverheadUs >= 0, blockLaunchCycles >= 0, smMaxBytesPerCycle > 0)");
+  if (gpu.smCount < 1 || !(gpu.smClockGHz > 0) || !(gpu.dramBandwidthGBs > 0) || !(gpu.l2BandwidthBytesPerCycle > 0) ||
+      gpu.warpSchedulersPerSM < 1)
+    throw std::invalid_argument("timing: GPU '" + gpu.key + "' lacks SMs, clock, schedulers or bandwidths");
+  TimingResult r;
+  r.gpu = gpu.key;
+  r.kernel = in.kernel;
+  r.clockGHz = gpu.smClockGHz;
+  r.warpsPerBlock = in.warpsPerBlock;
+  r.tracedBlocks = in.tracedBlocks;
+  r.gridBlocks = o.gridBlocks > 0 ? o.gridBlocks : in.tracedBlocks;
+
+  const Residency res = residency(in, gpu, o);
+  r.residentBlocksPerSM = res.blocks;
+  r.residentWarpsPerSM = res.blocks * in.warpsPerBlock;
+  r.residentSource = res.source;
+
+  // The busiest SM and its share of the chip's bandwidths.
+  r.activeSMs = int(std::min<int64_t>(gpu.smCount, r.gridBlocks));
+  r.blocksPerSM = (r.gridBlocks + r.activeSMs - 1) / r.activeSMs;
+  const double share = double(r.blocksPerSM) / double(r.gridBlocks);
+  r.dramBytesPerCycleSM = std::min(gpu.dramBandwidthGBs / gpu.smClockGHz * share, o.smMaxBytesPerCycle);
+  const double l2PerCycle = std::min(gpu.l2BandwidthBytesPerCycle * share, o.smMaxBytesPerCycle);
+
+  SmConfig c;
+  c.schedulers = gpu.warpSchedulersPerSM;
+  c.residentBlocks = res.blocks;
+  // Enough blocks for a steady state: at least 4 rounds of resident blocks.
+  r.blocksSimulated = std::min(r.blocksPerSM, std::max<int64_t>(o.maxSimulatedBlocks, 4 * int64_t(res.blocks)));
+  c.blocks = r.blocksSimulated;
+  c.dramBytesPerCycle = r.dramBytesPerCycleSM;
+  c.l2BytesPerCycle = l2PerCycle;
+  c.barrierLatency = o.latencies.barrier;
+  c.blockLaunchCycles = o.blockLaunchCycles;
+  c.timelineBlocks = o.timelineBlocks;
+  SmResult sm = simulateSm(in.sample, c);
+
+  r.simulatedCycles = sm.cycles;
+  r.cycles = sm.cycles;
+  if (r.blocksSimulated < r.blocksPerSM) {
+    // Steady state: the time per block over whole rounds of resident blocks in the second half
+    // of the simulation (blocks retire in rounds, so a part of a round would be biased).
+    std::vector<int64_t> done = sm.blockDone;
+    std::sort(done.begin(), done.end());
+    const int64_t n = int64_t(done.size()), R = res.blocks;
+    const int64_t span = std::max<int64_t>(1, (n / 2) / R) * R;  // n >= 4R, so span <= n / 2
+    r.cyclesPerBlock = double(done[size_t(n - 1)] - done[size_t(n - 1 - span)]) / double(span);
+    r.cycles = sm.cycles + int64_t(std::llround(double(r.blocksPerSM - r.blocksSimulated) * r.cyclesPerBlock));
+    r.extrapolated = true;
+  } else {
+    r.cyclesPerBlock = double(sm.cycles) / double(r.blocksSimulated);
+  }
+  r.smTimeUs = double(r.cycles) / (gpu.smClockGHz * 1e3);
+  r.timeUs = r.smTimeUs + o.launchOverheadUs;
+
+  r.dramBytes = in.dramBytesPerBlock * double(r.gridBlocks);
+  r.l2Bytes = in.l2BytesPerBlock * double(r.gridBlocks);
+  r.achievedDramGBs = r.timeUs > 0 ? r.dramBytes / (r.timeUs * 1e3) : 0;
+  r.bandwidthBoundUs = r.dramBytes / (gpu.dramBandwidthGBs * 1e3);
+  if (sm.cycles > 0) {
+    r.dramUtilization = std::min(1.0, sm.dramBusyCycles / double(sm.cycles));
+    r.l2Utilization = std::min(1.0, sm.l2BusyCycles / double(sm.cycles));
+    r.issueUtilization = double(sm.issueCycles) / (double(sm.cycles) * c.schedulers);
+  }
+  r.dramBytesInFlight = sm.dramBytesInFlight();
+  r.dramMeanLatency = sm.dramMeanLatency();
+  r.littleBytesToSaturate = r.dramBytesPerCycleSM * gpu.dramLatencyCycles;
+  // Shares of the cycles warps were live (Done excluded: an exited warp waits for nothing), as
+  // Nsight Compute's warp-state sampling only samples live warps.
+  int64_t live = 0;
+  for (int s = 0; s < kWarpStates; ++s)
+    if (WarpState(s) != WarpState::Done) live += sm.warpCycles[size_t(s)];
+  for (int s = 0; s < kWarpStates; ++s)
+    if (WarpState(s) != WarpState::Done && live > 0) r.warpStateShare[size_t(s)] = double(sm.warpCycles[size_t(s)]) / double(live);
+  classify(r, sm);
+  r.timeline = std::move(sm.timeline);
+  return r;
+}
+
+TimingResult predictTime(const Function& threadIR, const ExecResult& run, const GpuSpec& gpu,
+                         const TimingOptions& options) {
+  return predictTime(buildTimingInput(threadIR, run, gpu, options), gpu, options);
+}
+
+std::vector<SweepPoint> residentWarpsSweep(const TimingInput& in, const GpuSpec& gpu, const TimingOptions& options,
+                                           int maxResidentBlocks) {
+  TimingOptions o = options;
+  o.timelineBlocks = 0;
+  if (maxResidentBlocks <= 0) {
+    o.residentBlocksPerSM = 0;
+    maxResidentBlocks = residency(in, gpu, o).blocks;
+  }
+  std::vector<SweepPoint> points;
+  for (int b = 1; b <= maxResidentBlocks; ++b) {
+    o.residentBlocksPerSM = b;
+    const TimingResult r = predictTime(in, gpu, o);
+    SweepPoint p;
+    p.residentBlocks = b;
+    p.residentWarps = r.residentWarpsPerSM;
+    p.timeUs = r.timeUs;
+    p.cycles = r.cycles;
+    p.achievedDramGBs = r.achievedDramGBs;
+    p.dramUtilization = r.dramUtilization;
+    p.dramBytesInFlight = r.dramBytesInFlight;
+    p.dramMeanLatency = r.dramMeanLatency;
+    p.limiter = r.limiter;
+    points.push_back(p);
+  }
+  return points;
+}
+
+std::string chromeTraceJson(const TimingResult& r, int indent) {
+  using nlohmann::json;
+  const double usPerCycle = 1.0 / (r.clockGHz * 1e3);
+  json events = json::array();
+  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0},
+                    {"args", {{"name", "SM 0: " + r.kernel + " on " + r.gpu}}}});
+  std::vector<bool> named;
+  for (const WarpSegment& s : r.timeline) {
+    const int64_t tid = s.block * r.warpsPerBlock + s.warp;
+    if (size_t(tid) >= named.size()) named.resize(size_t(tid) + 1, false);
+    if (!named[size_t(tid)]) {
+      named[size_t(tid)] = true;
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
+                        {"args", {{"name", "block " + std::to_string(s.block) + " warp " + std::to_string(s.warp)}}}});
+      events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
+                        {"args", {{"sort_index", tid}}}});
+    }
+    json args = {{"block", s.block}, {"warp", s.warp}, {"slot", s.slot}, {"start_cycle", s.start},
+                 {"end_cycle", s.end}, {"instruction", s.instr}};
+    if (s.loc.known()) args["source"] = std::to_string(s.loc.line) + ":" + std::to_string(s.loc.col);
+    events.push_back({{"name", warpStateName(s.state)}, {"cat", "warp"}, {"ph", "X"},
+                      {"ts", double(s.start) * usPerCycle}, {"dur", double(s.end - s.start) * usPerCycle},
+                      {"pid", 0}, {"tid", tid}, {"args", std::move(args)}});
+  }
+  json doc = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"},
+              {"otherData", {{"kernel", r.kernel}, {"gpu", r.gpu}, {"predicted_us", r.timeUs},
+                             {"cycles", r.cycles}, {"limiter", timeLimiterName(r.limiter)}}}};
+  return doc.dump(indent);
+}
+
+}  // namespace tl
