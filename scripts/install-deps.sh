@@ -11,7 +11,7 @@ PACKAGES=(
   libcli11-dev                       # command-line parsing
   nlohmann-json3-dev                 # JSON
   python3                            # scripts
-  llvm-19-dev libzstd-dev zlib1g-dev # the PTX stage: static LLVM 19 (NVPTX) and its compression libs
+  llvm-19-dev libzstd-dev zlib1g-dev libedit-dev # the PTX stage: static LLVM 19 (NVPTX) and what its CMake config looks for
 )
 
 missing=()
