@@ -27,10 +27,12 @@ void toleranceFor(DType dtype, double& atol, double& rtol) {
   }
 }
 
-Comparison compareBuffers(const Buffer& reference, const Buffer& got) {
+Comparison compareBuffers(const Buffer& reference, const Buffer& got, const ToleranceOverride& tol) {
   Comparison c;
   c.name = reference.name;
   toleranceFor(reference.dtype, c.atol, c.rtol);
+  if (tol.atol >= 0) c.atol = tol.atol;
+  if (tol.rtol >= 0) c.rtol = tol.rtol;
   if (reference.dtype != got.dtype) {
     c.reason = std::string("dtype differs: reference is ") + dtypeName(reference.dtype) + ", got " + dtypeName(got.dtype);
     return c;

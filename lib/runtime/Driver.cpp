@@ -24,6 +24,8 @@ void addStageOptions(CLI::App& app, StageOptions& o) {
   app.add_option("--out-dir", o.outDir, "Write every output buffer as DIR/<kernel>.<param>.npy");
   app.add_flag("--print-ir", o.printIR, "Print the block IR the stage runs");
   app.add_flag("-q,--quiet", o.quiet, "Print only PASS/FAIL lines and errors");
+  app.add_option("--atol", o.tolerance.atol, "Absolute tolerance of the output checks (default: per dtype)");
+  app.add_option("--rtol", o.tolerance.rtol, "Relative tolerance of the output checks (default: per dtype)");
 }
 
 std::vector<LaunchOverride> overridesFrom(const StageOptions& opts) {
@@ -143,7 +145,8 @@ void writeOutputs(const CompiledKernel& k, const Memory& memory, const std::stri
   }
 }
 
-bool compareOutputs(const Memory& reference, const Memory& got, const std::string& against, std::ostream& out) {
+bool compareOutputs(const Memory& reference, const Memory& got, const std::string& against, std::ostream& out,
+                    const ToleranceOverride& tol) {
   bool all = true;
   for (const Buffer& ref : reference.buffers()) {
     if (!ref.output) continue;
@@ -153,7 +156,7 @@ bool compareOutputs(const Memory& reference, const Memory& got, const std::strin
       c.name = ref.name;
       c.reason = "missing output";
     } else {
-      c = compareBuffers(ref, *g);
+      c = compareBuffers(ref, *g, tol);
     }
     all = all && c.pass;
     out << "  " << (c.pass ? "PASS" : "FAIL") << " " << std::left << std::setw(10) << ref.name << std::right

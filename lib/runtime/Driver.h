@@ -37,6 +37,7 @@ struct StageOptions {
   std::string outDir;                  // --out-dir DIR: write every output as DIR/<kernel>.<param>.npy
   bool printIR = false;                // --print-ir
   bool quiet = false;                  // --quiet: only PASS/FAIL and errors
+  ToleranceOverride tolerance;         // --atol / --rtol for the output checks
 };
 
 // Registers the options every stage has.
@@ -78,7 +79,7 @@ void printOutputSummary(const Memory& memory, std::ostream& out);
 void writeOutputs(const CompiledKernel& k, const Memory& memory, const std::string& dir, std::ostream& out);
 // Compares every output of `got` with `reference`, one PASS/FAIL line each; true when all pass.
 bool compareOutputs(const Memory& reference, const Memory& got, const std::string& against,
-                    std::ostream& out);
+                    std::ostream& out, const ToleranceOverride& tol = {});
 // Renders a RuntimeError at its location in the kernel's source.
 std::string renderRuntimeError(const CompiledKernel& k, const RuntimeError& e);
 

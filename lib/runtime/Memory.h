@@ -103,6 +103,12 @@ struct Comparison {
   std::string reason;        // set when shapes/dtypes differ
 };
 void toleranceFor(DType dtype, double& atol, double& rtol);
-Comparison compareBuffers(const Buffer& reference, const Buffer& got);
+// A tolerance given on the command line (--atol / --rtol); a negative field keeps the dtype's.
+// Long float reductions (a 4096-long dot) legitimately differ by more than the defaults where
+// the result is near zero: the user says how much more they accept.
+struct ToleranceOverride {
+  double atol = -1, rtol = -1;
+};
+Comparison compareBuffers(const Buffer& reference, const Buffer& got, const ToleranceOverride& tol = {});
 
 }  // namespace tl

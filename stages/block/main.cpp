@@ -51,6 +51,6 @@ int main(int argc, char** argv) {
     start = std::chrono::steady_clock::now();
     tl::runScalar(*reference, k.launch, refMemory);
     if (!opts.quiet) out << "   tl-scalar reference in " << tl::formatMs(tl::msSince(start)) << "\n";
-    return tl::compareOutputs(refMemory, memory, "tl-scalar", out);
+    return tl::compareOutputs(refMemory, memory, "tl-scalar", out, opts.tolerance);
   });
 }

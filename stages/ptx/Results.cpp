@@ -253,7 +253,7 @@ PtxasInfo ptxasFromJson(const nlohmann::json& j) {
 // ---------------------------------------------------------------------------------------------
 // Measurements.
 
-std::vector<OutputCheck> checkOutputs(const Memory& reference, const Memory& got) {
+std::vector<OutputCheck> checkOutputs(const Memory& reference, const Memory& got, const ToleranceOverride& tol) {
   std::vector<OutputCheck> out;
   for (const Buffer& ref : reference.buffers()) {
     if (!ref.output) continue;
@@ -263,7 +263,7 @@ std::vector<OutputCheck> checkOutputs(const Memory& reference, const Memory& got
     if (!g) {
       o.reason = "missing output";
     } else {
-      Comparison c = compareBuffers(ref, *g);
+      Comparison c = compareBuffers(ref, *g, tol);
       o.pass = c.pass;
       o.maxAbsErr = c.maxAbsErr;
       o.maxRelErr = c.maxRelErr;

@@ -105,7 +105,7 @@ nlohmann::json ptxasToJson(const PtxasInfo& p);
 PtxasInfo ptxasFromJson(const nlohmann::json& j);
 
 // Fills OutputCheck per output of `reference` (what compareOutputs prints, as data).
-std::vector<OutputCheck> checkOutputs(const Memory& reference, const Memory& got);
+std::vector<OutputCheck> checkOutputs(const Memory& reference, const Memory& got, const ToleranceOverride& tol = {});
 
 // Floating-point operations of a dot kernel: 2*M*N*K from the launch's names M, N and K when
 // the block IR has a dot and the launch defines them; else the dot ops' own tile sizes times

@@ -204,8 +204,8 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   }
   tl::Memory ref = tl::Memory::fromLaunch(k.launch);
   r.reference = runReference(k, o, ref, quiet, out);
-  r.outputs = tl::checkOutputs(ref, memory);
-  bool pass = tl::compareOutputs(ref, memory, r.reference, out);
+  r.outputs = tl::checkOutputs(ref, memory, opts.tolerance);
+  bool pass = tl::compareOutputs(ref, memory, r.reference, out, opts.tolerance);
   r.check = pass ? "PASS" : "FAIL";
   return pass;
 }

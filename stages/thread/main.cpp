@@ -78,6 +78,6 @@ int main(int argc, char** argv) {
     }
     tl::Memory refMemory = tl::Memory::fromLaunch(k.launch);
     tl::runScalar(*k.ir, k.launch, refMemory);
-    return tl::compareOutputs(refMemory, memory, "tl-scalar", out);
+    return tl::compareOutputs(refMemory, memory, "tl-scalar", out, opts.tolerance);
   });
 }

@@ -39,6 +39,8 @@ const std::vector<LaunchOverride>* raggedOverrides(const std::string& stem) {
       {"softmax", {{"N", "1000"}, {"M", "37"}}},                  // BLOCK_N stays 1024
       {"softmax_online", {{"N", "1025"}, {"M", "9"}}},            // last chunk: 1 live lane
       {"layernorm", {{"N", "333"}, {"M", "17"}}},                 // 2 chunks, 77 live in the last
+      {"layernorm_row", {{"N", "333"}, {"M", "17"}}},             // BLOCK_N becomes 512
+      {"softmax_rows", {{"M", "13"}, {"N", "33"}}},               // 2 programs, 3 live rows in the last
       {"bias_gelu", {{"M", "77"}, {"N", "45"}}},                  // 3 x 1 tiles, both edges ragged
       {"row_sum", {{"N", "513"}, {"M", "33"}}},                   // last chunk: 1 live lane
       {"transpose", {{"M", "45"}, {"N", "97"}}},                  // 2 x 4 tiles

@@ -267,6 +267,8 @@ const std::vector<Oracle>& allOracles() {
       {"softmax", "out[r,:] = softmax(x[r,:])", rowSoftmax},
       {"softmax_online", "out[r,:] = softmax(x[r,:]) (rows longer than a block)", rowSoftmax},
       {"layernorm", "Y = (X - mean) * rstd * W + B; Mean, Rstd per row", layerNorm},
+      {"layernorm_row", "Y = (X - mean) * rstd * W + B; Mean, Rstd per row (one pass)", layerNorm},
+      {"softmax_rows", "out[r,:] = softmax(x[r,:]) (BLOCK_M rows per program)", rowSoftmax},
       {"bias_gelu", "out = gelu_tanh(x + bias[col])", biasGelu},
       {"row_sum", "out[r] = sum(x[r,:])", rowSum},
       {"transpose", "out[j,i] = in[i,j]", transpose},
