@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""tilelab vs Triton vs PyTorch on one GPU, in one run, at the issue's shapes.
+
+For every shape it times, in this one process and on this one GPU:
+  - PyTorch: the eager operation(s) (torch.add, torch.softmax, torch.nn.functional.layer_norm,
+    torch.matmul with TF32 off = cuBLAS fp32), and for softmax also the unfused eager form
+    (x.max, exp(x - m), e / e.sum as separate ops);
+  - Triton: the same operation written as a Triton kernel (below);
+  - tilelab: tl-ptx on the kernel in kernels/ at that shape (`--set`), whose results JSON
+    gives its median time (CUDA events, L2 flushed between runs).
+Times are medians (triton.testing.do_bench, return_mode="median"); GB/s counts each input
+read once and each output written once; TFLOP/s counts 2*M*N*K.
+
+    python3 bench/gpu/compare.py --tl-ptx ./tl-ptx --out $OUT/compare.json --table $OUT/compare.md
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import torch
+import triton
+import triton.language as tl
+
+
+# ----------------------------------------------------------------------------- Triton kernels
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def softmax_kernel(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    tl.store(out_ptr + row * stride + cols, num / tl.sum(num, axis=0), mask=mask)
+
+
+@triton.jit
+def layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, n, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n
+    x = tl.load(x_ptr + row * n + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / n
+    d = tl.where(mask, x - mean, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(d * d, axis=0) / n + eps)
+    w = tl.load(w_ptr + cols, mask=mask)
+    b = tl.load(b_ptr + cols, mask=mask)
+    tl.store(y_ptr + row * n + cols, d * rstd * w + b, mask=mask)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def softmax_warps(block):
+    return 4 if block < 2048 else 8 if block < 4096 else 16
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+
+
+# ----------------------------------------------------------------------------- tilelab
+def run_tilelab(tl_ptx, kernel, sets, num_warps, results_root, extra=()):
+    """Runs tl-ptx on kernels/<kernel>.tl with the overrides; returns its results JSON
+    (tl-ptx writes DIR/<kernel>.json, so each configuration gets its own DIR)."""
+    tag = kernel + "".join(f"_{k}{v}" for k, v in sets.items()) + f"_w{num_warps}"
+    results_dir = os.path.join(results_root, tag)
+    os.makedirs(results_dir, exist_ok=True)
+    cmd = [tl_ptx, f"kernels/{kernel}.tl", "--results", results_dir, "--num-warps", str(num_warps), "--quiet"]
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    cmd += list(extra)
+    t0 = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"error": (proc.stdout + proc.stderr)[-2000:], "cmd": " ".join(cmd)}
+    res = json.load(open(os.path.join(results_dir, kernel + ".json")))
+    res["cmd"] = " ".join(cmd)
+    res["wall_s"] = round(time.time() - t0, 2)
+    res["stdout_tail"] = proc.stdout[-1500:]
+    return res
+
+
+def tl_ms(res):
+    if "error" in res or not res.get("gpu", {}).get("ran"):
+        return None
+    return res["time"]["median_ms"]
+
+
+# ----------------------------------------------------------------------------- the shapes
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tl-ptx", default="./tl-ptx")
+    ap.add_argument("--out", default="compare.json")
+    ap.add_argument("--table", default="compare.md")
+    ap.add_argument("--results-dir", default="/tmp/tl-results")
+    ap.add_argument("--only", default="", help="comma list: add,softmax,layernorm,matmul")
+    args = ap.parse_args()
+    only = set(args.only.split(",")) if args.only else {"add", "softmax", "layernorm", "matmul"}
+    torch.backends.cuda.matmul.allow_tf32 = False
+    dev = "cuda"
+    rows = []
+    gbps = lambda nbytes, ms: nbytes / (ms * 1e-3) / 1e9
+
+    if "add" in only:
+        n = 1 << 28
+        x, y = torch.randn(n, device=dev), torch.randn(n, device=dev)
+        out = torch.empty_like(x)
+        nbytes = 3 * n * 4
+        t_torch = bench(lambda: torch.add(x, y, out=out))
+        t_tri = bench(lambda: add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_warps=4))
+        res = run_tilelab(args.tl_ptx, "vector_add", {"N": n, "BLOCK": 1024}, 4, args.results_dir,
+                          ["--reference", "block"])
+        rows.append(dict(op="vector add", shape="2^28 fp32", kernel="vector_add", bytes=nbytes, torch_ms=t_torch, triton_ms=t_tri,
+                         tilelab_ms=tl_ms(res), tilelab=res))
+
+    if "softmax" in only:
+        for n in [128, 512, 1024, 2048, 4096, 8192, 16384]:
+            m = (256 << 20) // (4 * n)
+            x = torch.randn(m, n, device=dev)
+            out = torch.empty_like(x)
+            block = triton.next_power_of_2(n)
+            w = softmax_warps(block)
+            nbytes = 2 * m * n * 4
+            t_torch = bench(lambda: torch.softmax(x, dim=1))
+
+            def unfused():
+                mx = x.max(dim=1, keepdim=True).values
+                e = torch.exp(x - mx)
+                return e / e.sum(dim=1, keepdim=True)
+
+            t_unf = bench(unfused)
+            t_tri = bench(lambda: softmax_kernel[(m,)](x, out, n, n, BLOCK=block, num_warps=w))
+            res = run_tilelab(args.tl_ptx, "softmax", {"M": m, "N": n}, w, args.results_dir, ["--reference", "block"])
+            rows.append(dict(op="softmax", shape=f"{m}x{n} fp32", kernel="softmax", bytes=nbytes, torch_ms=t_torch,
+                             triton_ms=t_tri, torch_unfused_ms=t_unf, tilelab_ms=tl_ms(res), tilelab=res))
+            if n <= 512:  # short rows: several rows per program (kernels/softmax_rows.tl);
+                bm = 1024 // n  # 1024-element tiles were fastest in bench/gpu/sweep.sh
+                res = run_tilelab(args.tl_ptx, "softmax_rows", {"M": m, "N": n, "BLOCK_M": bm}, 4, args.results_dir,
+                                  ["--reference", "block"])
+                rows.append(dict(op="softmax", shape=f"{m}x{n} fp32", kernel=f"softmax_rows (BLOCK_M={bm})",
+                                 bytes=nbytes, torch_ms=t_torch, triton_ms=t_tri, torch_unfused_ms=t_unf,
+                                 tilelab_ms=tl_ms(res), tilelab=res))
+            del x, out
+
+    if "layernorm" in only:
+        m, n = 4096, 8192
+        x = torch.randn(m, n, device=dev)
+        w_, b_ = torch.randn(n, device=dev), torch.randn(n, device=dev)
+        y = torch.empty_like(x)
+        nbytes = 2 * m * n * 4 + 2 * n * 4
+        t_torch = bench(lambda: torch.nn.functional.layer_norm(x, (n,), w_, b_, 1e-5))
+        t_tri = bench(lambda: layernorm_kernel[(m,)](x, y, w_, b_, n, 1e-5, BLOCK=8192, num_warps=16))
+        for kern, sets in (("layernorm", {"M": m, "N": n, "BLOCK_SIZE": 8192}),
+                           ("layernorm_row", {"M": m, "N": n})):
+            res = run_tilelab(args.tl_ptx, kern, sets, 16, args.results_dir, ["--reference", "block"])
+            rows.append(dict(op="layernorm", shape="4096x8192 fp32", kernel=kern, bytes=nbytes, torch_ms=t_torch,
+                             triton_ms=t_tri, tilelab_ms=tl_ms(res), tilelab=res))
+
+    if "matmul" in only:
+        n = 4096
+        a, b = torch.randn(n, n, device=dev), torch.randn(n, n, device=dev)
+        c = torch.empty_like(a)
+        flops = 2 * n ** 3
+        t_torch = bench(lambda: torch.matmul(a, b, out=c))
+        grid = (n // 128, n // 128)
+        t_tri = bench(lambda: matmul_kernel[grid](a, b, c, n, n, n, BM=128, BN=128, BK=32, num_warps=8))
+        # 4096-long f32 dot products: the GPU's order of additions differs from tl-block's by
+        # ~sqrt(K) * eps * |a||b| ~ 3e-4 where the result is near zero, so the check accepts 1e-3.
+        # 128x64x16 tiles at 4 warps were the fastest of bench/gpu/sweep.sh's configurations.
+        res = run_tilelab(args.tl_ptx, "matmul", {"M": n, "N": n, "K": n, "BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 16},
+                          4, args.results_dir, ["--reference", "block", "--runs", "5", "--atol", "1e-3"])
+        rows.append(dict(op="matmul", shape="4096^3 fp32", kernel="matmul", flops=flops, torch_ms=t_torch,
+                         triton_ms=t_tri, tilelab_ms=tl_ms(res), tilelab=res))
+
+    # ------------------------------------------------------------------------- table
+    lines = ["| op | shape | tilelab kernel | PyTorch | Triton | tilelab | tilelab / Triton | tilelab / PyTorch |",
+             "|---|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        unit = "TFLOP/s" if "flops" in r else "GB/s"
+        rate = (lambda ms: r["flops"] / (ms * 1e-3) / 1e12) if "flops" in r else (lambda ms: gbps(r["bytes"], ms))
+        cells = []
+        for key in ("torch_ms", "triton_ms", "tilelab_ms"):
+            ms = r.get(key)
+            r[key.replace("_ms", "_rate")] = rate(ms) if ms else None
+            cells.append(f"{rate(ms):.0f} {unit}" if ms else "n/a")
+        tl_rate, tri_rate, to_rate = r["tilelab_rate"], r["triton_rate"], r["torch_rate"]
+        ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "n/a"
+        lines.append(f"| {r['op']} | {r['shape']} | {r.get('kernel', '')} | {cells[0]} | {cells[1]} | {cells[2]} | "
+                     f"{ratio(tl_rate, tri_rate)} | {ratio(tl_rate, to_rate)} |")
+    dev_name = torch.cuda.get_device_name()
+    lines.append("")
+    lines.append(f"{dev_name}, torch {torch.__version__}, triton {triton.__version__}; medians of one run.")
+    table = "\n".join(lines)
+    print(table)
+    json.dump({"device": dev_name, "torch": torch.__version__, "triton": triton.__version__, "rows": rows},
+              open(args.out, "w"), indent=1, default=str)
+    open(args.table, "w").write(table + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
