@@ -17,6 +17,9 @@ echo
 echo "=== 3. tl-thread: layouts decide which thread owns which element; the reduction becomes shuffles, shared memory and barriers; run warp by warp ==="
 "$B"/stages/thread/tl-thread "$K" --print-thread-ir --show-map x
 echo
+echo "=== 4. tl-ptx: LLVM NVPTX -> PTX, ptxas; run, timed and checked on the GPU when there is one ==="
+"$B"/stages/ptx/tl-ptx "$K"
+echo
 echo "=== every kernel in kernels/ through tl-block and tl-thread, checked against tl-scalar ==="
 "$B"/stages/block/tl-block --quiet
 "$B"/stages/thread/tl-thread --quiet
