@@ -23,7 +23,7 @@ void addStageOptions(CLI::App& app, StageOptions& o) {
   app.add_option("--num-warps", o.numWarps, "Override num_warps");
   app.add_option("--out-dir", o.outDir, "Write every output buffer as DIR/<kernel>.<param>.npy");
   app.add_flag("--print-ir", o.printIR, "Print the block IR the stage runs");
-  app.add_flag("-q,--quiet", o.quiet, "Print only PASS/FAIL lines and errors");
+  app.add_flag("-q,--quiet", o.quiet, "Print only each kernel's name, its PASS/FAIL lines and errors");
   app.add_option("--atol", o.tolerance.atol, "Absolute tolerance of the output checks (default: per dtype)");
   app.add_option("--rtol", o.tolerance.rtol, "Relative tolerance of the output checks (default: per dtype)");
 }
@@ -198,7 +198,8 @@ int runStage(const std::string& stageName, const StageOptions& opts, const Stage
       ++failures;
       continue;
     }
-    if (!opts.quiet) std::cout << "== " << path << "\n   " << describeLaunch(*k) << "\n";
+    std::cout << "== " << path << "\n";  // even with --quiet: the PASS lines need their kernel
+    if (!opts.quiet) std::cout << "   " << describeLaunch(*k) << "\n";
     bool ok = false;
     try {
       ok = stage(*k, std::cout);

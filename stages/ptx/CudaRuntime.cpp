@@ -473,8 +473,12 @@ class FlushBuffer {
 
 GpuTiming timeKernel(const CudaRuntime& rt, const GpuModule& mod, const DeviceBuffers& bufs,
                      const std::array<int64_t, 3>& grid, int threadsPerBlock, const TimingOptions& opts) {
+  return timeLaunches(rt, [&] { bufs.launch(mod, grid, threadsPerBlock); }, opts);
+}
+
+GpuTiming timeLaunches(const CudaRuntime& rt, const std::function<void()>& launchAll, const TimingOptions& opts) {
   GpuTiming t;
-  for (int i = 0; i < opts.warmup; ++i) bufs.launch(mod, grid, threadsPerBlock);
+  for (int i = 0; i < opts.warmup; ++i) launchAll();
   rt.synchronize("after the warm-up launches");
 
   // Writing twice the L2's size evicts whatever the previous run left there.
@@ -493,7 +497,7 @@ GpuTiming timeKernel(const CudaRuntime& rt, const GpuModule& mod, const DeviceBu
       rt.check(rt.api().memsetD8Async(flush.ptr(), (unsigned char)(run & 0xff), flush.bytes(), nullptr),
                "cuMemsetD8Async", "L2 flush");
     rt.check(rt.api().eventRecord(start.get(), nullptr), "cuEventRecord", "start");
-    bufs.launch(mod, grid, threadsPerBlock);
+    launchAll();
     rt.check(rt.api().eventRecord(stop.get(), nullptr), "cuEventRecord", "stop");
     rt.check(rt.api().eventSynchronize(stop.get()), "cuEventSynchronize", "timed run " + std::to_string(run));
     float ms = 0;

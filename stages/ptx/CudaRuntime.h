@@ -223,6 +223,9 @@ class CudaRuntime {
 // the L2 flush, when on, is enqueued before the start event) until opts.runs or opts.maxSeconds.
 GpuTiming timeKernel(const CudaRuntime& rt, const GpuModule& mod, const DeviceBuffers& bufs,
                      const std::array<int64_t, 3>& grid, int threadsPerBlock, const TimingOptions& opts);
+// The same policy around any sequence of launches (`launchAll` enqueues them on the default
+// stream; the events bracket the whole sequence): tl-ptx --unfused times its kernels this way.
+GpuTiming timeLaunches(const CudaRuntime& rt, const std::function<void()>& launchAll, const TimingOptions& opts);
 
 // The message tools print when open() failed: "GPU step skipped: <why>; PTX written to <path>".
 std::string gpuSkippedMessage(const std::string& why, const std::string& ptxPath);

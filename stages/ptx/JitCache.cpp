@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ir/Printer.h"
 #include "ptx/Results.h"
 #include "thread/Layouts.h"
 #include "thread/Pipeline.h"
@@ -381,7 +382,9 @@ static std::string optionsText(const PtxOptions& o) {
 
 CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts) {
   CacheKey key;
-  key.source = k.parsed && k.parsed->file ? k.parsed->file->text() : "";
+  // The kernel file's text; for IR that comes from no file (tl-ptx --unfused compiles the
+  // unfused kernels, block IR made from the front end's), the printed IR is its source.
+  key.source = k.parsed && k.parsed->file ? k.parsed->file->text() : (k.ir ? printFunction(*k.ir) : "");
   key.specialization = k.spec.key();
   key.hints = describeHints(paramHintsFromLaunch(k.launch));  // what compileToThreadIR assumes
   key.numWarps = k.launch.numWarps;

@@ -7,14 +7,19 @@
 //   tl-ptx kernels/softmax.tl --print-ptx          # the PTX (--print-llvm: the LLVM IR)
 //   tl-ptx kernels/matmul.tl --set M=4096 --set N=4096 --set K=4096 --reference block
 //   tl-ptx kernels/vector_add.tl --arch sm_80 --no-cache --runs 500
+//   tl-ptx kernels/softmax.tl --unfused            # also the unfused kernels: fusion measured
 //
 // Per kernel: front end -> (cache hit, or thread IR -> LLVM IR -> PTX -> ptxas -> cache) ->
 // out/ptx/<kernel>.ptx -> [GPU: load, run once, copy back, time, check] -> out/results/<kernel>.json.
+// With --unfused, also: unfuse -> compile each unfused kernel -> out/ptx/<kernel>.unfused.<k>_<op>.ptx
+// -> [GPU: run the sequence over one set of buffers, check, time it like the fused kernel] ->
+// an "unfused" object in the results JSON (docs/gpu.md, "Measuring fusion on the GPU").
 // Exit status: 0 when every kernel compiled (and, where a GPU ran it, passed); 1 otherwise.
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "block/BlockInterpreter.h"
@@ -23,6 +28,7 @@
 #include "ptx/CudaRuntime.h"
 #include "ptx/JitCache.h"
 #include "ptx/Results.h"
+#include "ptx/Unfused.h"
 #include "runtime/Driver.h"
 #include "scalar/ScalarInterpreter.h"
 
@@ -42,7 +48,17 @@ struct PtxStageOptions {
   int warmup = 3;
   int runs = 100;
   bool runsGiven = false;          // --runs given: run exactly that many (no time budget)
+  bool unfused = false;            // also compile, run and time the unfused kernels
 };
+
+// The timing policy of the options (the same for the fused kernel and the unfused sequence).
+tl::TimingOptions timingOptions(const PtxStageOptions& o) {
+  tl::TimingOptions to;
+  to.warmup = o.warmup;
+  to.runs = o.runs;
+  if (o.runsGiven) to.maxSeconds = 0;
+  return to;
+}
 
 // --reference auto picks tl-scalar up to this many estimated element operations (about a
 // second of tl-scalar), tl-block beyond.
@@ -147,9 +163,16 @@ void printTiming(const tl::GpuTiming& t, const tl::RunResults& r, const tl::Devi
   out << "\n";
 }
 
-// Loads, runs, checks and times one kernel on the GPU; fills `r`. Returns false when the check fails.
+// The reference outputs once computed, kept for --unfused's check (the same outputs).
+struct Reference {
+  std::optional<tl::Memory> memory;
+  std::string name;  // "tl-scalar" or "tl-block"
+};
+
+// Loads, runs, checks and times one kernel on the GPU; fills `r` (and `keep` when it checked).
+// Returns false when the check fails.
 bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitResult& jit, const PtxStageOptions& o,
-              const tl::StageOptions& opts, tl::RunResults& r, std::ostream& out) {
+              const tl::StageOptions& opts, tl::RunResults& r, Reference& keep, std::ostream& out) {
   bool quiet = opts.quiet;
   const tl::DeviceInfo& dev = rt.device();
   int devArch = dev.ccMajor * 10 + dev.ccMinor;
@@ -183,11 +206,7 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   bufs.copyOutputsBack(memory);
   if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
 
-  tl::TimingOptions to;
-  to.warmup = o.warmup;
-  to.runs = o.runs;
-  if (o.runsGiven) to.maxSeconds = 0;
-  tl::GpuTiming t = tl::timeKernel(rt, mod, bufs, k.launch.grid, threads, to);
+  tl::GpuTiming t = tl::timeKernel(rt, mod, bufs, k.launch.grid, threads, timingOptions(o));
   r.runs = t.runs;
   r.medianMs = t.medianMs;
   r.minMs = t.minMs;
@@ -207,7 +226,87 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   r.outputs = tl::checkOutputs(ref, memory, opts.tolerance);
   bool pass = tl::compareOutputs(ref, memory, r.reference, out, opts.tolerance);
   r.check = pass ? "PASS" : "FAIL";
+  keep.name = r.reference;
+  keep.memory = std::move(ref);
   return pass;
+}
+
+// --unfused: one line per unfused kernel, its PTX and ptxas' registers.
+void printUnfusedKernels(const tl::UnfusedBuild& b, std::ostream& out) {
+  out << "   unfused: " << b.kernels.size() << " kernels\n";
+  for (const tl::UnfusedKernelBuild& kb : b.kernels) {
+    const tl::CacheEntry& e = kb.jit.entry;
+    out << "     " << kb.name << " (entry " << e.kernelName << "): " << kb.description << "\n"
+        << "       ptx: " << kb.ptxPath << "; "
+        << (e.ptxas.ran ? std::to_string(e.ptxas.registers) + " registers" : "ptxas not run") << "; "
+        << (kb.jit.cacheHit ? "cache hit" : "compiled") << "\n";
+  }
+}
+
+// "predicted traffic: fused 16.8 MB, unfused 92.3 MB (5.50x), 1 vs 5 launches".
+void printPredictedTraffic(const tl::FusionTraffic& t, std::ostream& out) {
+  out << "   predicted traffic: fused " << fmt(double(t.fusedBytes) / 1e6, 1) << " MB, unfused "
+      << fmt(double(t.unfusedBytes) / 1e6, 1) << " MB (" << fmt(t.ratio(), 2) << "x), " << t.launchesFused << " vs "
+      << t.launchesUnfused << " launches\n";
+}
+
+// Runs the unfused kernels in order over one set of buffers (every unfused kernel has the same
+// parameters: the fused kernel's plus every scratch buffer), checks the final outputs against
+// the reference and times the whole sequence with the fused kernel's policy. Returns the run;
+// run.check is "FAIL" when an output differs.
+tl::UnfusedRun runUnfusedOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::UnfusedBuild& b,
+                               const tl::RunResults& fused, Reference& ref, const PtxStageOptions& o,
+                               const tl::StageOptions& opts, std::ostream& out) {
+  tl::UnfusedRun run;
+  run.fusedMedianMs = fused.medianMs;
+  if (b.kernels.empty()) throw std::runtime_error("unfuse() produced no kernels for " + k.ir->name);
+  std::vector<tl::KernelArg> args = tl::kernelArgsFor(*b.kernels[0].kernel->ir, b.launch);
+  std::vector<tl::GpuModule> mods;
+  std::vector<int> threads;
+  for (const tl::UnfusedKernelBuild& kb : b.kernels) {
+    std::vector<tl::KernelArg> mine = tl::kernelArgsFor(*kb.kernel->ir, b.launch);
+    bool same = mine.size() == args.size();
+    for (size_t i = 0; same && i < mine.size(); ++i) same = mine[i].name == args[i].name;
+    if (!same) throw std::runtime_error(kb.name + " does not take the same parameters as " + b.kernels[0].name);
+    threads.push_back(32 * kb.jit.entry.numWarps);
+    mods.push_back(rt.loadModule(kb.jit.entry.ptx, kb.jit.entry.cubin, kb.jit.entry.kernelName, threads.back()));
+    run.registers.push_back(mods.back().attrs.registers);
+  }
+  if (!opts.quiet)
+    for (size_t i = 0; i < b.kernels.size(); ++i)
+      out << "     " << b.kernels[i].jit.entry.kernelName << ": " << run.registers[i] << " registers (driver), "
+          << mods[i].attrs.blocksPerSM << " blocks/SM\n";
+
+  // The buffers once (scratch included); one pass for the check, then the timed sequences.
+  tl::Memory memory = tl::Memory::fromLaunch(b.launch);
+  tl::DeviceBuffers bufs(rt, args, memory);
+  auto launchAll = [&] {
+    for (size_t i = 0; i < mods.size(); ++i) bufs.launch(mods[i], b.launch.grid, threads[i]);
+  };
+  launchAll();
+  rt.synchronize(("running the unfused kernels of " + k.ir->name).c_str());
+  bufs.copyOutputsBack(memory);
+  run.timing = tl::timeLaunches(rt, launchAll, timingOptions(o));
+  if (!o.noCheck) {
+    if (!ref.memory) {  // the fused run did not check: compute the reference now
+      ref.memory = tl::Memory::fromLaunch(k.launch);
+      ref.name = runReference(k, o, *ref.memory, opts.quiet, out);
+    }
+    run.check =
+        tl::compareOutputs(*ref.memory, memory, ref.name + " (unfused)", out, opts.tolerance) ? "PASS" : "FAIL";
+  }
+  return run;
+}
+
+// "unfused: median 1834.2 us (5 launches) vs fused 736.9 us: 2.49x slower; predicted traffic 5.50x".
+void printUnfusedSummary(const tl::UnfusedBuild& b, const tl::UnfusedRun& run, std::ostream& out) {
+  const tl::GpuTiming& t = run.timing;
+  out << "   unfused time: median " << fmt(t.medianMs * 1e3, 1) << " us (min " << fmt(t.minMs * 1e3, 1) << " us, "
+      << t.runs << " runs" << (t.l2Flushed ? ", L2 flushed" : ", L2 NOT flushed") << ", " << b.kernels.size()
+      << " launches)\n";
+  out << "   fusion: fused " << fmt(run.fusedMedianMs * 1e3, 1) << " us vs unfused " << fmt(t.medianMs * 1e3, 1)
+      << " us: measured " << fmt(run.ratioVsFused(), 2) << "x, predicted traffic " << fmt(b.traffic.ratio(), 2)
+      << "x; launches 1 vs " << b.kernels.size() << "\n";
 }
 
 }  // namespace
@@ -234,6 +333,8 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", o.warmup, "Untimed launches before timing")->check(CLI::Range(0, 100000))->capture_default_str();
   auto* runsOpt = app.add_option("--runs", o.runs, "Timed launches (default: up to 100 within 0.5 s)")
                       ->check(CLI::Range(1, 1000000));
+  app.add_flag("--unfused", o.unfused, "Also compile (and on a GPU run, check and time) the unfused kernels: one "
+                                      "per block-level op, intermediates in global memory");
   CLI11_PARSE(app, argc, argv);
   o.runsGiven = runsOpt->count() > 0;
 
@@ -258,13 +359,40 @@ int main(int argc, char** argv) {
 
     tl::RunResults r = baseResults(k, jit, o, ptxPath);
     bool ok = true;
+    Reference ref;
     if (tl::CudaRuntime* rt = gpu.get(out, opts.quiet)) {
-      ok = runOnGpu(*rt, k, jit, o, opts, r, out);
+      ok = runOnGpu(*rt, k, jit, o, opts, r, ref, out);
     } else {
       r.gpuSkipped = gpu.why;
       out << "   " << tl::gpuSkippedMessage(gpu.why, ptxPath) << "\n";
     }
+
+    // --unfused: the same computation as one kernel per op, measured next to the fused kernel.
+    std::optional<nlohmann::ordered_json> unfusedJson;
+    if (o.unfused) {
+      tl::JitOptions ujo = jo;
+      ujo.wantLLVM = false;  // --print-llvm shows the fused kernel only
+      tl::UnfusedBuild ub = tl::compileUnfused(k, ujo, o.noCache ? nullptr : &cache);
+      tl::writeUnfusedPTX(ub, k.path, o.ptxDir);
+      if (!opts.quiet) printUnfusedKernels(ub, out);
+      printPredictedTraffic(ub.traffic, out);
+      if (tl::CudaRuntime* rt = gpu.get(out, opts.quiet)) {
+        tl::UnfusedRun run = runUnfusedOnGpu(*rt, k, ub, r, ref, o, opts, out);
+        printUnfusedSummary(ub, run, out);
+        ok = ok && run.check != "FAIL";
+        unfusedJson = tl::unfusedToJson(ub, &run);
+      } else {
+        out << "   unfused: GPU step skipped: " << gpu.why << "; PTX of the " << ub.kernels.size()
+            << " kernels written to " << o.ptxDir << "\n";
+        unfusedJson = tl::unfusedToJson(ub, nullptr);
+      }
+    }
     std::string resultsPath = tl::writeResults(r, o.resultsDir);
+    if (unfusedJson) {  // the standard results plus the "unfused" object, rewritten in place
+      nlohmann::ordered_json j = tl::resultsToJson(r);
+      j["unfused"] = std::move(*unfusedJson);
+      if (!tl::writeFileAtomic(resultsPath, j.dump(2) + "\n", &err)) throw std::runtime_error(err);
+    }
     if (!opts.quiet) out << "   results: " << resultsPath << "\n";
     return ok;
   });
