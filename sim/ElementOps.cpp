@@ -73,19 +73,7 @@ Slot unarySlot(OpKind kind, DType d, Slot x) {
       default: badKind("unarySlot on an integer", kind);
     }
   }
-  float v = asF(x), r = 0;
-  switch (kind) {
-    case OpKind::Neg: r = -v; break;
-    case OpKind::Abs: r = std::fabs(v); break;
-    case OpKind::Exp: r = expf(v); break;
-    case OpKind::Exp2: r = exp2f(v); break;
-    case OpKind::Log: r = logf(v); break;
-    case OpKind::Sqrt: r = sqrtf(v); break;
-    case OpKind::Rsqrt: r = 1.0f / sqrtf(v); break;
-    case OpKind::Sigmoid: r = 1.0f / (1.0f + expf(-v)); break;
-    default: badKind("unarySlot on a float", kind);
-  }
-  return floatSlot(d, r);
+  return floatSlot(d, floatUnary(kind, asF(x)));
 }
 
 bool binarySlot(OpKind kind, DType d, Slot a, Slot b, Slot& out) {

@@ -5,6 +5,10 @@
 #pragma once
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "ir/IR.h"
 
 namespace tl {
 
@@ -20,6 +24,24 @@ inline float floatMinimum(float a, float b) {
   if (std::isnan(b)) return b;
   if (a == b) return std::signbit(a) ? a : b;  // -0 beats +0
   return a < b ? a : b;
+}
+
+// The unary float ops, computed in float precision with libm's float functions (expf, logf,
+// ...): what tl-scalar and the executor compute for every element. (The GPU uses its approximate
+// instructions instead: docs/gpu.md lists the difference.) Throws std::logic_error for a kind
+// that is not a unary float op.
+inline float floatUnary(OpKind kind, float v) {
+  switch (kind) {
+    case OpKind::Neg: return -v;
+    case OpKind::Abs: return std::fabs(v);
+    case OpKind::Exp: return expf(v);
+    case OpKind::Exp2: return exp2f(v);
+    case OpKind::Log: return logf(v);
+    case OpKind::Sqrt: return sqrtf(v);
+    case OpKind::Rsqrt: return 1.0f / sqrtf(v);
+    case OpKind::Sigmoid: return 1.0f / (1.0f + expf(-v));
+    default: throw std::logic_error(std::string("floatUnary: ") + mnemonic(kind) + " is not a unary float op");
+  }
 }
 
 }  // namespace tl

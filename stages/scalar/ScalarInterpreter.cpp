@@ -164,20 +164,7 @@ Scalar unaryScalar(OpKind kind, const Scalar& x) {
     }
     throw std::logic_error(std::string("unaryScalar: ") + mnemonic(kind) + " on an integer");
   }
-  float v = static_cast<float>(x.f);
-  float r = 0;
-  switch (kind) {
-    case OpKind::Neg: r = -v; break;
-    case OpKind::Abs: r = std::fabs(v); break;
-    case OpKind::Exp: r = expf(v); break;
-    case OpKind::Exp2: r = exp2f(v); break;
-    case OpKind::Log: r = logf(v); break;
-    case OpKind::Sqrt: r = sqrtf(v); break;
-    case OpKind::Rsqrt: r = 1.0f / sqrtf(v); break;
-    case OpKind::Sigmoid: r = 1.0f / (1.0f + expf(-v)); break;
-    default: throw std::logic_error(std::string("unaryScalar: ") + mnemonic(kind) + " on a float");
-  }
-  return floatScalar(d, r);
+  return floatScalar(d, floatUnary(kind, static_cast<float>(x.f)));
 }
 
 // Binary ops; a and b have the op's dtype. Sets `divByZero` instead of dividing by zero.
