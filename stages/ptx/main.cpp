@@ -236,7 +236,7 @@ void printUnfusedKernels(const tl::UnfusedBuild& b, std::ostream& out) {
   out << "   unfused: " << b.kernels.size() << " kernels\n";
   for (const tl::UnfusedKernelBuild& kb : b.kernels) {
     const tl::CacheEntry& e = kb.jit.entry;
-    out << "     " << kb.name << " (entry " << e.kernelName << "): " << kb.description << "\n"
+    out << "     " << kb.description << "  (entry " << e.kernelName << ")\n"
         << "       ptx: " << kb.ptxPath << "; "
         << (e.ptxas.ran ? std::to_string(e.ptxas.registers) + " registers" : "ptxas not run") << "; "
         << (kb.jit.cacheHit ? "cache hit" : "compiled") << "\n";
