@@ -1,0 +1,77 @@
+// tl-sim: the simulator's front door. Compiles a kernel to thread IR, runs it warp by warp with
+// every memory access recorded, and prints what a profiler would: occupancy, each memory
+// instruction's coalescing and bank conflicts, the kernel totals under their Nsight Compute
+// names, DRAM traffic, the predicted time and its limiter, and what fusion saves. The full
+// numbers go to a JSON report (docs/sim.md, "The report", is its schema).
+//
+//   tl-sim                                          # every kernel in kernels/
+//   tl-sim kernels/softmax.tl --gpu a100 --report softmax.json --trace softmax.trace.json
+//   tl-sim kernels/matmul.tl --sample-blocks 64     # run 64 blocks, scale the counts to the grid
+//
+// With several kernels, --report and --trace name one file per kernel: FILE's stem plus the
+// kernel file's stem ("r.json" -> "r.softmax.json").
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "runtime/Driver.h"
+#include "sim/Gpu.h"
+#include "sim/SimReport.h"
+
+namespace {
+
+// FILE for one kernel of a run over `kernelCount` kernels (see the header comment).
+std::string outputPath(const std::string& file, const std::string& kernelPath, size_t kernelCount) {
+  if (kernelCount == 1) return file;
+  std::filesystem::path p(file);
+  std::string stem = std::filesystem::path(kernelPath).stem().string();
+  return (p.parent_path() / (p.stem().string() + "." + stem + p.extension().string())).string();
+}
+
+bool writeFile(const std::string& path, const std::string& text, std::ostream& out) {
+  std::ofstream f(path);
+  if (!(f << text)) {
+    std::cerr << "tl-sim: error: cannot write '" << path << "'\n";
+    return false;
+  }
+  out << "  wrote " << path << "\n";
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tl-sim: simulate a kernel on a GPU model: coalescing, bank conflicts, caches, occupancy, time, fusion"};
+  tl::StageOptions opts;
+  tl::addStageOptions(app, opts);
+  tl::SimOptions sim;
+  std::string reportFile, traceFile;
+  bool noUnfused = false;
+  app.add_option("--gpu", sim.gpu, "GPU description (sim/gpus/<key>.json)")
+      ->check(CLI::IsMember(tl::listGpus()))
+      ->capture_default_str();
+  app.add_option("--report", reportFile, "Write the JSON report here")->type_name("FILE.json");
+  app.add_option("--trace", traceFile, "Write the timeline as a Chrome trace (Perfetto, chrome://tracing)")
+      ->type_name("FILE.json");
+  app.add_option("--sample-blocks", sim.sampleBlocks,
+                 "Run only the first N blocks and scale the counts to the grid (default: every block, up to " +
+                     std::to_string(tl::kDefaultBlockBudget) + ")")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--no-unfused", noUnfused, "Skip the unfused comparison (faster)");
+  app.add_flag("--race-check", sim.detectRaces, "Check shared memory for races during the run (slower)");
+  CLI11_PARSE(app, argc, argv);
+  sim.numWarps = opts.numWarps;
+  sim.unfused = !noUnfused;
+  size_t kernelCount = opts.kernels.empty() ? tl::defaultKernelPaths().size() : opts.kernels.size();
+
+  return tl::runStage("tl-sim", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
+    auto start = std::chrono::steady_clock::now();
+    tl::SimReport r = tl::simulateKernel(*k.ir, k.launch, sim);
+    if (!opts.quiet) out << r.summary << "  simulated in " << tl::formatMs(tl::msSince(start)) << "\n";
+    bool ok = true;
+    if (!reportFile.empty()) ok &= writeFile(outputPath(reportFile, k.path, kernelCount), r.json.dump(1) + "\n", out);
+    if (!traceFile.empty()) ok &= writeFile(outputPath(traceFile, k.path, kernelCount), r.chromeTrace + "\n", out);
+    return ok;
+  });
+}
