@@ -20,6 +20,9 @@ echo
 echo "=== 4. tl-ptx: LLVM NVPTX -> PTX, ptxas; run, timed and checked on the GPU when there is one ==="
 "$B"/stages/ptx/tl-ptx "$K"
 echo
+echo "=== 5. tl-sim: what a profiler would show on an H200: sectors, bank conflicts, DRAM, occupancy, time, fusion ==="
+"$B"/stages/sim/tl-sim "$K"
+echo
 echo "=== every kernel in kernels/ through tl-block and tl-thread, checked against tl-scalar ==="
 "$B"/stages/block/tl-block --quiet
 "$B"/stages/thread/tl-thread --quiet
