@@ -101,19 +101,7 @@ bool binarySlot(OpKind kind, DType d, Slot a, Slot b, Slot& out) {
       default: badKind("binarySlot on integers", kind);
     }
   }
-  const float x = asF(a), y = asF(b);
-  float r = 0;
-  switch (kind) {
-    case OpKind::Add: r = x + y; break;
-    case OpKind::Sub: r = x - y; break;
-    case OpKind::Mul: r = x * y; break;
-    case OpKind::Div: r = x / y; break;
-    case OpKind::Rem: r = fmodf(x, y); break;
-    case OpKind::Maximum: r = floatMaximum(x, y); break;
-    case OpKind::Minimum: r = floatMinimum(x, y); break;
-    default: badKind("binarySlot on floats", kind);
-  }
-  out = floatSlot(d, r);
+  out = floatSlot(d, floatBinary(kind, asF(a), asF(b)));
   return true;
 }
 

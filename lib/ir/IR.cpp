@@ -153,7 +153,7 @@ static void cloneRegion(const Region& src, Region& dst, std::unordered_map<const
   }
 }
 
-std::unique_ptr<Function> cloneFunction(const Function& fn) {
+std::unique_ptr<Function> cloneHeader(const Function& fn) {
   auto out = std::make_unique<Function>();
   out->level = fn.level;
   out->numWarps = fn.numWarps;
@@ -163,6 +163,11 @@ std::unique_ptr<Function> cloneFunction(const Function& fn) {
   out->source = fn.source;
   out->params = fn.params;
   out->constexprs = fn.constexprs;
+  return out;
+}
+
+std::unique_ptr<Function> cloneFunction(const Function& fn) {
+  auto out = cloneHeader(fn);
   std::unordered_map<const Value*, Value*> map;
   cloneRegion(fn.body, out->body, map);
   return out;

@@ -188,6 +188,9 @@ void walk(const Region& region, const std::function<void(Op&)>& fn);
 void replaceAllUsesWith(Region& region, Value* from, Value* to);
 // Number of uses of `v` inside `region` (recursively).
 size_t countUses(const Region& region, const Value* v);
+// A new function with fn's header — level, num_warps, shared bytes, name, location, source,
+// params, constexprs — and an empty body (no arguments, no ops). Lowerings start from it.
+std::unique_ptr<Function> cloneHeader(const Function& fn);
 // Deep copy of a function (values remapped).
 std::unique_ptr<Function> cloneFunction(const Function& fn);
 

@@ -44,4 +44,19 @@ inline float floatUnary(OpKind kind, float v) {
   }
 }
 
+// The binary float ops (add ... minimum) in float precision: what tl-scalar and the executor
+// compute for every element. Throws std::logic_error for a kind that is not one of them.
+inline float floatBinary(OpKind kind, float x, float y) {
+  switch (kind) {
+    case OpKind::Add: return x + y;
+    case OpKind::Sub: return x - y;
+    case OpKind::Mul: return x * y;
+    case OpKind::Div: return x / y;
+    case OpKind::Rem: return fmodf(x, y);
+    case OpKind::Maximum: return floatMaximum(x, y);
+    case OpKind::Minimum: return floatMinimum(x, y);
+    default: throw std::logic_error(std::string("floatBinary: ") + mnemonic(kind) + " is not a binary float op");
+  }
+}
+
 }  // namespace tl

@@ -195,19 +195,7 @@ Scalar binaryScalar(OpKind kind, const Scalar& a, const Scalar& b, bool& divByZe
     }
     throw std::logic_error(std::string("binaryScalar: ") + mnemonic(kind) + " on integers");
   }
-  float x = static_cast<float>(a.f), y = static_cast<float>(b.f);
-  float r = 0;
-  switch (kind) {
-    case OpKind::Add: r = x + y; break;
-    case OpKind::Sub: r = x - y; break;
-    case OpKind::Mul: r = x * y; break;
-    case OpKind::Div: r = x / y; break;
-    case OpKind::Rem: r = fmodf(x, y); break;
-    case OpKind::Maximum: r = floatMaximum(x, y); break;
-    case OpKind::Minimum: r = floatMinimum(x, y); break;
-    default: throw std::logic_error(std::string("binaryScalar: ") + mnemonic(kind) + " on floats");
-  }
-  return floatScalar(d, r);
+  return floatScalar(d, floatBinary(kind, static_cast<float>(a.f), static_cast<float>(b.f)));
 }
 
 bool compareScalar(const std::string& pred, const Scalar& a, const Scalar& b) {

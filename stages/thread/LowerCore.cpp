@@ -153,14 +153,9 @@ Type Lowerer::lowerType(const Type& t) const {
 }
 
 std::unique_ptr<Function> Lowerer::run() {
-  dst_ = std::make_unique<Function>();
+  dst_ = cloneHeader(src_);
   dst_->level = IRLevel::Thread;
-  dst_->numWarps = src_.numWarps;
-  dst_->name = src_.name;
-  dst_->loc = src_.loc;
-  dst_->source = src_.source;
-  dst_->params = src_.params;
-  dst_->constexprs = src_.constexprs;
+  dst_->sharedBytes = 0;  // set from the allocator's peak at the end
   for (const auto& a : src_.body.args) map_[a.get()] = dst_->body.addArg(a->type, a->name);
   b_.setInsertionPointToEnd(&dst_->body);
   b_.setLoc(src_.loc);

@@ -394,14 +394,8 @@ class KernelBuilder {
 
   std::unique_ptr<Function> build() {
     const KernelPlan& kp = plan_.kernels[k_];
-    auto fn = std::make_unique<Function>();
-    fn->level = IRLevel::Block;
-    fn->numWarps = src_.numWarps;
+    auto fn = cloneHeader(src_);
     fn->name = kp.name;
-    fn->loc = src_.loc;
-    fn->source = src_.source;
-    fn->params = src_.params;
-    fn->constexprs = src_.constexprs;
     for (size_t i = 0; i < src_.params.size(); ++i)
       map_[src_.param(i)] = fn->body.addArg(src_.param(i)->type, src_.param(i)->name);
     for (const ScratchBuffer& sb : plan_.scratch) {
