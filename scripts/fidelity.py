@@ -68,6 +68,8 @@ def main():
     ap.add_argument("--tl-sim", default="build/stages/sim/tl-sim")
     ap.add_argument("--ncu", default="bench/results/gpu/ncu.csv")
     ap.add_argument("--compare", default="bench/results/gpu/compare.json")
+    ap.add_argument("--results", default="bench/results/gpu/res/warm",
+                    help="tl-ptx results per kernel (registers and blocks/SM from the driver)")
     ap.add_argument("--out", default="docs/fidelity-tables.md")
     args = ap.parse_args()
     ncu = ncu_counters(args.ncu)
@@ -98,6 +100,32 @@ def main():
         if total:
             head.append(f"| `{metric}` | {'exact' if target == 'exact' else 'within ' + target + '%'} | {met} of {total} |")
     lines = head + [""] + lines
+
+    # Occupancy: ptxas' registers through the occupancy model against the driver's
+    # CU_FUNC_ATTRIBUTE_NUM_REGS and cuOccupancyMaxActiveBlocksPerMultiprocessor.
+    lines += ["## Occupancy against the driver", "",
+              "Measured: tl-ptx on the H200 (bench/results/gpu/res/warm/<k>.json: the driver's register count and "
+              "`cuOccupancyMaxActiveBlocksPerMultiprocessor`). Simulated: `tl-sim kernels/<k>.tl --results "
+              "<that file>`, registers from `ptxas -v` here (`--registers-from ptxas`), blocks per SM from "
+              "sim/Occupancy.cpp.", "",
+              "| kernel | registers (driver) | registers (ptxas here) | blocks/SM (driver) | blocks/SM (model) | "
+              "limiter (model) | agreement |", "|---|---:|---:|---:|---:|---|---|"]
+    occ_met = occ_total = 0
+    for name in sorted(os.listdir(args.results)) if os.path.isdir(args.results) else []:
+        kernel = f"kernels/{name[:-5]}"
+        if not name.endswith(".json") or not os.path.exists(kernel + ".tl"):
+            continue
+        res = json.load(open(os.path.join(args.results, name)))
+        sets = [f"{k}={v}" for k, v in res.get("sizes", {}).items()]
+        rep = sim_report(args.tl_sim, kernel + ".tl", sets,
+                         ["--num-warps", str(res["num_warps"]), "--results", os.path.join(args.results, name)])
+        m = rep["measured"]
+        ok = m["occupancy_agrees"] and m["registers"] == rep["registers"]["per_thread"]
+        occ_met += ok
+        occ_total += 1
+        lines.append(f"| {name[:-5]} | {m['registers']} | {rep['registers']['per_thread']} | {m['blocks_per_sm']} | "
+                     f"{m['blocks_per_sm_predicted']} | {rep['occupancy']['limiter']} | {'=' if ok else 'differs'} |")
+    lines += ["", f"Registers and blocks per SM equal on {occ_met} of {occ_total} kernels.", ""]
 
     # Time at the comparison's memory-bound shapes.
     rows = json.load(open(args.compare))["rows"]

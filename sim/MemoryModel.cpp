@@ -248,11 +248,15 @@ MemoryReport MemoryModel::finish() {
     t.l2WriteSectors = t.globalStore.l2Sectors;
     t.l2WriteHits = t.globalStore.l2SectorHits;
     t.dramReadBytes = t.globalLoad.dramReadBytes;
+    t.dramWriteBytesInKernel = s.l2->dirtySectorsWrittenBack() * kSectorBytes;
     if (s.opt.writeBackAtEnd) s.l2->flushDirty();
     t.dramWriteBytes = s.l2->dirtySectorsWrittenBack() * kSectorBytes;
   }
 
-  if (s.opt.totalBlocks > s.blocks && s.blocks > 0) scaleReport(r, double(s.opt.totalBlocks) / double(s.blocks));
+  if (s.opt.totalBlocks > s.blocks && s.blocks > 0) {
+    scaleReport(r, double(s.opt.totalBlocks) / double(s.blocks));
+    if (s.opt.caches) t.dramWriteBytesInKernel = std::max<int64_t>(0, t.dramWriteBytes - r.l2Bytes);
+  }
   return r;
 }
 
@@ -309,9 +313,9 @@ std::vector<std::pair<std::string, double>> MemoryReport::ncuMetrics() const {
       {"lts__t_sector_op_write_hit_rate.pct", pct(t.l2WriteHits, t.l2WriteSectors)},
       {"lts__t_sector_hit_rate.pct", pct(t.l2ReadHits + t.l2WriteHits, t.l2ReadSectors + t.l2WriteSectors)},
       {"dram__sectors_read.sum", ratio(t.dramReadBytes, kSectorBytes)},
-      {"dram__sectors_write.sum", ratio(t.dramWriteBytes, kSectorBytes)},
+      {"dram__sectors_write.sum", ratio(t.dramWriteBytesInKernel, kSectorBytes)},
       {"dram__bytes_read.sum", double(t.dramReadBytes)},
-      {"dram__bytes_write.sum", double(t.dramWriteBytes)},
+      {"dram__bytes_write.sum", double(t.dramWriteBytesInKernel)},
   };
   m.insert(m.end(), c.begin(), c.end());
   return m;

@@ -120,7 +120,13 @@ struct MemTotals {
   int64_t l2ReadSectors = 0, l2ReadHits = 0;    // lts__t_sectors_srcunit_tex_op_read(_lookup_hit)
   int64_t l2WriteSectors = 0, l2WriteHits = 0;  // lts__t_sectors_srcunit_tex_op_write(_lookup_hit)
   int64_t dramReadBytes = 0;                    // L2 fills x 32
-  int64_t dramWriteBytes = 0;                   // dirty sectors written back x 32
+  int64_t dramWriteBytes = 0;                   // dirty sectors written back x 32 (with writeBackAtEnd,
+                                                //   those still dirty at the end too: the cost of the writes)
+  // What reaches DRAM while the kernel runs: evictions only (dram__bytes_write.sum; the dirty
+  // sectors left in L2 at the end are written after the kernel, so Nsight Compute does not see
+  // them). Sampled runs see a smaller footprint than the grid: there it is dramWriteBytes less
+  // one L2 of dirty data (an estimate: the last L2-full of writes stays in the cache).
+  int64_t dramWriteBytesInKernel = 0;
 };
 
 struct MemoryReport {

@@ -52,8 +52,12 @@ double msSince(const std::chrono::steady_clock::time_point& start) {
 }
 
 std::string formatMs(double ms) {
+  // Three significant digits, never in exponent form ("2730 ms", not "2.73e+03 ms").
   std::ostringstream os;
-  os << std::setprecision(3) << ms << " ms";
+  if (ms >= 1000)
+    os << std::fixed << std::setprecision(0) << ms << " ms";
+  else
+    os << std::setprecision(3) << ms << " ms";
   return os.str();
 }
 

@@ -57,8 +57,9 @@ int64_t blocksToRun(int64_t grid, const SimOptions& o) {
 }
 
 // Runs thread IR over `memory` and through the memory, occupancy and timing models.
+// With `detail`, also keeps what SimDetail holds (the fused kernel only).
 KernelRun simulateThreadIR(const Function& threadIR, const LaunchConfig& launch, Memory& memory, const GpuSpec& gpu,
-                           const SimOptions& o) {
+                           const SimOptions& o, SimDetail* detail = nullptr) {
   KernelRun k;
   k.name = threadIR.name;
   k.numWarps = threadIR.numWarps;
@@ -76,7 +77,7 @@ KernelRun simulateThreadIR(const Function& threadIR, const LaunchConfig& launch,
   k.stats = run.stats;
   k.accessRecords = static_cast<int64_t>(run.accesses.size());
 
-  k.regs = estimateRegisters(threadIR);
+  k.regs = o.registers ? o.registers(threadIR) : estimateRegisters(threadIR);
   k.occ = occupancy(gpu, k.numWarps * 32, k.regs.registers, static_cast<int>(k.sharedBytes));
 
   MemoryModelOptions mo;
@@ -89,7 +90,22 @@ KernelRun simulateThreadIR(const Function& threadIR, const LaunchConfig& launch,
   to.registersPerThread = k.regs.registers;
   to.memory = &k.mem;
   to.timelineBlocks = o.timelineBlocks;
-  k.timing = predictTime(threadIR, run, gpu, to);
+  TimingInput input = buildTimingInput(threadIR, run, gpu, to);
+  k.timing = predictTime(input, gpu, to);
+  if (detail) {
+    detail->gpu = gpu;
+    detail->instrs = k.instrs;
+    int64_t keep = std::max<int64_t>(o.detailBlocks, 0);
+    for (const WarpAccess& a : run.accesses)
+      if (a.block < keep) detail->accesses.push_back(a);
+    detail->registers = k.regs;
+    detail->occupancy = k.occ;
+    detail->memory = k.mem;
+    detail->timingInput = std::move(input);
+    detail->timingOptions = to;
+    detail->timingOptions.memory = &detail->memory;
+    detail->timing = k.timing;
+  }
   return k;
 }
 
@@ -164,9 +180,9 @@ const std::map<std::string, std::string>& ourNames() {
       {"lts__t_sector_op_write_hit_rate.pct", "100 x l2_write_hits / l2_write_sectors"},
       {"lts__t_sector_hit_rate.pct", "100 x l2 hits / l2 sectors (read + write)"},
       {"dram__sectors_read.sum", "dram_read_bytes / 32"},
-      {"dram__sectors_write.sum", "dram_write_bytes / 32"},
+      {"dram__sectors_write.sum", "dram_write_bytes_in_kernel / 32"},
       {"dram__bytes_read.sum", "dram_read_bytes"},
-      {"dram__bytes_write.sum", "dram_write_bytes"},
+      {"dram__bytes_write.sum", "dram_write_bytes_in_kernel"},
   };
   return m;
 }
@@ -219,6 +235,7 @@ Json memoryJson(const KernelRun& k) {
   tot["l2_write_hits"] = t.l2WriteHits;
   tot["dram_read_bytes"] = t.dramReadBytes;
   tot["dram_write_bytes"] = t.dramWriteBytes;
+  tot["dram_write_bytes_in_kernel"] = t.dramWriteBytesInKernel;
   j["totals"] = std::move(tot);
   Json ncu = Json::array();
   for (const auto& [name, value] : r.ncuMetrics()) {
@@ -337,6 +354,30 @@ Json fusionJson(const ThreadCompilation& tc, const KernelRun& fused, const Launc
   return j;
 }
 
+// The measured section: what a tl-ptx results file (stages/ptx/Results.h) says beside what
+// the model predicts. Missing fields read as 0 (a results file of a run that did not time).
+Json measuredJson(const nlohmann::json& m, const KernelRun& k) {
+  auto num = [&](const char* ptr) {
+    const nlohmann::json::json_pointer p(ptr);
+    return m.contains(p) && m.at(p).is_number() ? m.at(p).get<double>() : 0.0;
+  };
+  double medianUs = 1000 * num("/time/median_ms");
+  int blocks = static_cast<int>(num("/resources/blocks_per_sm"));
+  Json j;
+  j["source"] = m.value("source", "");
+  j["device"] = m.value("/gpu/device"_json_pointer, std::string());
+  j["sizes"] = Json::parse(m.value("sizes", nlohmann::json::object()).dump());
+  j["median_us"] = medianUs;
+  j["gb_per_s"] = num("/throughput/gb_per_s");
+  j["registers"] = static_cast<int>(num("/resources/registers"));
+  j["blocks_per_sm"] = blocks;
+  j["predicted_us"] = k.timing.timeUs;
+  j["time_error"] = medianUs > 0 ? (k.timing.timeUs - medianUs) / medianUs : 0.0;
+  j["blocks_per_sm_predicted"] = k.occ.activeBlocksPerSM;
+  j["occupancy_agrees"] = blocks == k.occ.activeBlocksPerSM;
+  return j;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Text.
 
@@ -430,6 +471,14 @@ std::string formatSimReport(const Json& r) {
      << " us; " << grouped(t["cycles"].get<double>()) << " cycles), limited by " << t["limiter"].get<std::string>()
      << "\n        " << t["limiter_why"].get<std::string>() << "\n";
 
+  if (r.contains("measured")) {
+    const Json& m = r["measured"];
+    os << "  measured (" << m["device"].get<std::string>() << "): " << fmt("%.2f", m["median_us"].get<double>())
+       << " us median vs " << fmt("%.2f", m["predicted_us"].get<double>()) << " us predicted ("
+       << fmt("%+.1f", 100 * m["time_error"].get<double>()) << "%); blocks/SM: driver "
+       << m["blocks_per_sm"].get<int>() << ", model " << m["blocks_per_sm_predicted"].get<int>()
+       << (m["occupancy_agrees"].get<bool>() ? " (equal)" : " (DIFFERENT)") << "\n";
+  }
   if (r.contains("fusion")) {
     const Json& f = r["fusion"];
     int64_t launches = f["launches_unfused"].get<int64_t>();
@@ -457,9 +506,24 @@ std::string formatSimReport(const Json& r) {
 SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch, const SimOptions& options) {
   if (options.sampleBlocks < 0) throw std::invalid_argument("sample blocks must be >= 0");
   GpuSpec gpu = loadGpu(options.gpu);
-  ThreadCompilation tc = compileToThreadIR(frontEndIR, launch, options.numWarps);
+  SimOptions o = options;
+  if (!o.registers && o.measured) {
+    // What the driver said about the compiled kernel is better than an estimate (fused kernel
+    // only: the unfused kernels were not the ones measured).
+    int measuredRegs = o.measured->value("/resources/registers"_json_pointer, 0);
+    if (measuredRegs > 0) {
+      bool first = true;
+      o.registers = [measuredRegs, first](const Function& threadIR) mutable {
+        if (!first) return estimateRegisters(threadIR);
+        first = false;
+        return compiledRegisters(measuredRegs, "driver (CU_FUNC_ATTRIBUTE_NUM_REGS, from the results file)");
+      };
+    }
+  }
+  ThreadCompilation tc = compileToThreadIR(frontEndIR, launch, o.numWarps);
   Memory memory = Memory::fromLaunch(launch);
-  KernelRun k = simulateThreadIR(*tc.threadIR, launch, memory, gpu, options);
+  auto detail = o.keepDetail ? std::make_shared<SimDetail>() : nullptr;
+  KernelRun k = simulateThreadIR(*tc.threadIR, launch, memory, gpu, o, detail.get());
 
   Json j;
   j["schema_version"] = kSimReportSchemaVersion;
@@ -485,12 +549,17 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
   j["occupancy"] = occupancyJson(k);
   j["memory"] = memoryJson(k);
   j["timing"] = timingJson(k.timing);
-  if (options.unfused) j["fusion"] = fusionJson(tc, k, launch, gpu, options);
+  if (o.unfused) j["fusion"] = fusionJson(tc, k, launch, gpu, o);
+  if (o.measured) j["measured"] = measuredJson(*o.measured, k);
 
   SimReport report;
   report.summary = formatSimReport(j);
   report.json = std::move(j);
   report.chromeTrace = chromeTraceJson(k.timing);
+  if (detail) {
+    detail->compilation = std::move(tc);
+    report.detail = std::move(detail);
+  }
   return report;
 }
 

@@ -21,12 +21,21 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "frontend/Launch.h"
 #include "ir/IR.h"
+#include "sim/Gpu.h"
+#include "sim/MemoryModel.h"
+#include "sim/Occupancy.h"
+#include "sim/ThreadExecutor.h"
+#include "sim/Timing.h"
+#include "thread/Pipeline.h"
 
 namespace tl {
 
@@ -43,12 +52,40 @@ struct SimOptions {
   bool unfused = true;             // also build and simulate the unfused version (section "fusion")
   bool detectRaces = false;        // shared-memory race detection during the run (slower)
   int64_t timelineBlocks = 8;      // blocks whose warps appear in the Chrome trace
+  // Registers per thread for the occupancy. When set, called for every kernel simulated (the
+  // fused one and each unfused one) with its thread IR; it returns what a compiler says
+  // (RegisterEstimate::estimate false, e.g. ptxas -v) or falls back to estimateRegisters(),
+  // with `source` saying which. Unset: estimateRegisters (labelled an estimate).
+  std::function<RegisterEstimate(const Function& threadIR)> registers;
+  // Measured results for this launch (a tl-ptx results JSON, stages/ptx/Results.h); when not
+  // null the report gains a "measured" section: the GPU's time, registers and blocks per SM
+  // beside the prediction.
+  const nlohmann::json* measured = nullptr;
+  bool keepDetail = false;         // fill SimReport::detail (the visualizer)
+  int64_t detailBlocks = 4;        // blocks whose accesses SimDetail keeps
+};
+
+// What the report is made of, for tools that draw it (viz/): the compiled kernel, the first
+// blocks' accesses and the timing model's input, so a caller can re-run the timing model
+// (other resident-block counts) or look at single warps.
+struct SimDetail {
+  GpuSpec gpu;
+  ThreadCompilation compilation;          // block IR, layouts, thread IR (fused kernel)
+  std::vector<const Op*> instrs;          // instructionTable(*compilation.threadIR)
+  std::vector<WarpAccess> accesses;       // every access of the first detailBlocks blocks
+  RegisterEstimate registers;
+  OccupancyResult occupancy;
+  MemoryReport memory;                    // scaled to the grid
+  TimingInput timingInput;
+  TimingOptions timingOptions;            // as used; .memory points at `memory` above
+  TimingResult timing;
 };
 
 struct SimReport {
   nlohmann::ordered_json json;     // the whole report (docs/sim.md, "The report")
   std::string summary;             // the readable text tl-sim prints
   std::string chromeTrace;         // the fused kernel's timeline, Chrome trace-event JSON
+  std::shared_ptr<SimDetail> detail;  // SimOptions::keepDetail only
 };
 
 SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch, const SimOptions& options = {});

@@ -7,6 +7,11 @@
 //   tl-sim                                          # every kernel in kernels/
 //   tl-sim kernels/softmax.tl --gpu a100 --report softmax.json --trace softmax.trace.json
 //   tl-sim kernels/matmul.tl --sample-blocks 64     # run 64 blocks, scale the counts to the grid
+//   tl-sim kernels/softmax.tl --results bench/results/gpu/res/warm/softmax.json   # beside the H200
+//
+// Registers per thread (for the occupancy): from ptxas when tl-sim was built with the PTX stage
+// and ptxas is installed (--registers-from ptxas, the default then), from the driver when a
+// results file is given, or the thread-IR estimate (labelled so); --registers N fixes them.
 //
 // With several kernels, --report and --trace name one file per kernel: FILE's stem plus the
 // kernel file's stem ("r.json" -> "r.softmax.json").
@@ -15,9 +20,14 @@
 #include <fstream>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/Driver.h"
 #include "sim/Gpu.h"
 #include "sim/SimReport.h"
+#if TL_SIM_HAVE_PTX
+#include "ptx/Registers.h"
+#endif
 
 namespace {
 
@@ -60,7 +70,47 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-unfused", noUnfused, "Skip the unfused comparison (faster)");
   app.add_flag("--race-check", sim.detectRaces, "Check shared memory for races during the run (slower)");
+#if TL_SIM_HAVE_PTX
+  std::string registersFrom = "ptxas";
+#else
+  std::string registersFrom = "estimate";
+#endif
+  int fixedRegisters = 0;
+  std::string resultsFile;
+  app.add_option("--registers-from", registersFrom,
+                 "Registers per thread: ptxas (compile and assemble the kernel) or estimate (from the thread IR)")
+      ->check(CLI::IsMember({"ptxas", "estimate"}))
+      ->capture_default_str();
+  app.add_option("--registers", fixedRegisters, "Registers per thread, given (overrides --registers-from)")
+      ->check(CLI::Range(1, 255));
+  app.add_option("--results", resultsFile,
+                 "A tl-ptx results file of the same launch: the measured time, registers and blocks/SM "
+                 "go beside the prediction")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE.json");
   CLI11_PARSE(app, argc, argv);
+  nlohmann::json measured;
+  if (!resultsFile.empty()) {
+    std::ifstream in(resultsFile);
+    measured = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (measured.is_discarded() || !measured.is_object()) {
+      std::cerr << "tl-sim: error: " << resultsFile << " is not a tl-ptx results file (JSON object)\n";
+      return 1;
+    }
+    sim.measured = &measured;
+  }
+  if (fixedRegisters > 0) {
+    sim.registers = [fixedRegisters](const tl::Function&) {
+      return tl::compiledRegisters(fixedRegisters, "given (--registers)");
+    };
+  } else if (registersFrom == "ptxas") {
+#if TL_SIM_HAVE_PTX
+    sim.registers = tl::ptxasRegisterSource(tl::loadGpu(sim.gpu).arch);
+#else
+    std::cerr << "tl-sim: error: --registers-from ptxas needs the PTX stage (built with LLVM 19)\n";
+    return 1;
+#endif
+  }
   sim.numWarps = opts.numWarps;
   sim.unfused = !noUnfused;
   size_t kernelCount = opts.kernels.empty() ? tl::defaultKernelPaths().size() : opts.kernels.size();
