@@ -68,6 +68,8 @@ def main():
     ap.add_argument("--tl-sim", default="build/stages/sim/tl-sim")
     ap.add_argument("--ncu", default="bench/results/gpu/ncu.csv")
     ap.add_argument("--compare", default="bench/results/gpu/compare.json")
+    ap.add_argument("--ncu-large", default="bench/results/gpu/ncu_large.csv",
+                    help="ncu at the shapes of bench/gpu/large_shapes.txt (run_h200.sh step ncu-large)")
     ap.add_argument("--results", default="bench/results/gpu/res/warm",
                     help="tl-ptx results per kernel (registers and blocks/SM from the driver)")
     ap.add_argument("--out", default="docs/fidelity-tables.md")
@@ -126,6 +128,29 @@ def main():
         lines.append(f"| {name[:-5]} | {m['registers']} | {rep['registers']['per_thread']} | {m['blocks_per_sm']} | "
                      f"{m['blocks_per_sm_predicted']} | {rep['occupancy']['limiter']} | {'=' if ok else 'differs'} |")
     lines += ["", f"Registers and blocks per SM equal on {occ_met} of {occ_total} kernels.", ""]
+
+    # Shapes whose traffic overflows the L2: DRAM writes during the kernel, re-reads.
+    if os.path.exists(args.ncu_large):
+        large = ncu_counters(args.ncu_large)
+        shapes = {}
+        for line in open("bench/gpu/large_shapes.txt"):
+            if line.strip() and not line.startswith("#"):
+                label, kernel, warps, *sets = line.split()
+                shapes[label] = (kernel, warps, sets)
+        lines += ["## Counters at shapes larger than the L2", "",
+                  "Measured: `STEPS=ncu-large bash bench/gpu/run_h200.sh` on the H200 "
+                  "(bench/results/gpu/ncu_large.csv, shapes in bench/gpu/large_shapes.txt). "
+                  "Simulated: tl-sim with the same overrides and num_warps (sampled blocks, counts scaled).", ""]
+        for label in [l for l in shapes if l in large]:
+            kernel, warps, sets = shapes[label]
+            sim = metrics_of(sim_report(args.tl_sim, kernel, sets, ["--num-warps", warps]))
+            lines += [f"### {label}", "", "| metric | H200 (ncu) | simulator | agreement |", "|---|---:|---:|---|"]
+            for metric, target in COUNTERS:
+                if metric in large[label] and metric in sim:
+                    m, v = large[label][metric], sim[metric]
+                    lines.append(f"| `{metric}` | {m:,.0f} | {v:,.0f} | {verdict(m, v, target)} |")
+            lines.append("")
+            print(f"large shape {label} done", flush=True)
 
     # Time at the comparison's memory-bound shapes.
     rows = json.load(open(args.compare))["rows"]

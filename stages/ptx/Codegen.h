@@ -8,6 +8,8 @@
 // launched with 32 * numWarps threads per block and Function::sharedBytes of static shared
 // memory; every op computes exactly what the warp-level executor (sim/ElementOps.cpp) computes,
 // except the gaps documented in docs/gpu.md (division by zero, approximate exp/log/sqrt).
+// With PtxOptions::lineInfo, every instruction made for an op with a known Loc carries that
+// source line and column (LLVM `!dbg`, PTX `.loc`); ops with no location carry none.
 // Throws IRError (located at the op) on IR this generator does not support.
 //
 // The mapping of each op family to LLVM IR / PTX is documented in docs/gpu.md.
@@ -23,7 +25,18 @@ struct PtxOptions {
   std::string arch = "sm_90";  // target GPU: sm_80, sm_86, sm_89 or sm_90
   int optLevel = 3;            // LLVM optimization level, 0..3 (the new pass manager's O0..O3)
   bool fastMath = true;        // approximate exp/exp2/log/sqrt/rsqrt (ex2.approx, lg2.approx, ...)
+  // Source lines, as nvcc -lineinfo: each LLVM instruction gets a `!dbg !DILocation(line, col)`
+  // of the .tl op it came from, and the PTX a `.file 1 "<path>"` and `.loc 1 <line> <col>`
+  // before the instructions (no DWARF sections: ptxas and the driver compile the same code).
+  bool lineInfo = true;
+  // The path `.file` names; empty: the Function's source file, else "<kernel name>.tl".
+  // (A double quote in it becomes '_': ptxas cannot read \" in a string.)
+  std::string sourcePath;
 };
+
+// The options as a short text for cache keys and reports, e.g. "O3 fast-math line-info": all of
+// them but `arch` (a cache key holds it on its own); sourcePath appears when line info uses it.
+std::string describePtxOptions(const PtxOptions& opts);
 
 struct PtxResult {
   std::string kernelName;  // the .entry name in the PTX (= the Function's name)

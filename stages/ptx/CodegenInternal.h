@@ -13,6 +13,9 @@
 // an LLVM vector <N x T> for N registers; element types: i1/i32/i64, half/bfloat/float, and
 // `ptr addrspace(1)` for pointers. In memory an i1 is one byte (i8), as lib/runtime/Memory.h
 // stores it.
+// Source lines (PtxOptions::lineInfo): the module gets a compile unit (emission kind
+// DebugDirectivesOnly), the kernel a DISubprogram, and the IRBuilder's current debug location is
+// the op being emitted (setLoc), so every instruction built for an op carries its line/column.
 #pragma once
 
 #include <functional>
@@ -21,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
@@ -68,6 +72,14 @@ class KernelEmitter {
   llvm::Value* emitId(const Op& op);
   [[noreturn]] void fail(const Op& op, const std::string& msg) const;
 
+  // ----- source lines (CodegenModule.cpp) -----
+  // The compile unit, the file and the kernel's DISubprogram (only with opts_.lineInfo).
+  void beginLineInfo(llvm::DIBuilder& dib);
+  // Instructions built from now on carry op's line and column (none when unknown or when
+  // line info is off).
+  void setLoc(const Op& op);
+  std::string sourcePath() const;  // the path `.file` names
+
   // ----- ops (CodegenOps.cpp) -----
   llvm::Value* emitConstant(const Op& op);
   llvm::Value* emitRegisterOp(const Op& op);  // reg_index, extract, pack, permute, reg_reduce
@@ -112,6 +124,7 @@ class KernelEmitter {
   PtxOptions opts_;
   llvm::Function* kernel_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;  // the block's shared memory, when sharedBytes > 0
+  llvm::DISubprogram* subprogram_ = nullptr;  // the kernel's debug scope, when opts_.lineInfo
   std::unordered_map<const Value*, llvm::Value*> values_;
 };
 

@@ -10,12 +10,19 @@
 // (step > 0 ? iv < hi : iv > hi) and stops where iv + step would overflow, exactly as the
 // executor does (a zero step runs no iteration: the executor reports it as an error);
 // `if` becomes branches that merge the yielded values with phi nodes.
+// Source lines (PtxOptions::lineInfo): a compile unit of emission kind DebugDirectivesOnly, one
+// DIFile (sourcePath()), a DISubprogram for the kernel and, while an op is emitted, the IRBuilder's
+// debug location = the op's Loc; the latch and exit of a `for` and the merge of an `if` carry the
+// for/if's own line. NVPTX turns these into `.loc 1 <line> <col>` lines and one `.file 1 "<path>"`.
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <stdexcept>
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -33,6 +40,13 @@ namespace tl {
 
 bool isSupportedArch(const std::string& arch) {
   return arch == "sm_80" || arch == "sm_86" || arch == "sm_89" || arch == "sm_90";
+}
+
+std::string describePtxOptions(const PtxOptions& o) {
+  std::string s = "O" + std::to_string(o.optLevel) + (o.fastMath ? " fast-math" : " precise-math");
+  s += o.lineInfo ? " line-info" : " no-line-info";
+  if (o.lineInfo && !o.sourcePath.empty()) s += " file=" + o.sourcePath;
+  return s;
 }
 
 namespace ptx {
@@ -151,6 +165,10 @@ llvm::Function* KernelEmitter::emit() {
   annotate("kernel", 1);
   annotate("maxntidx", 32 * std::max(1, fn_.numWarps));
 
+  // Source lines: the compile unit and the kernel's scope, before any instruction is built.
+  llvm::DIBuilder dib(module_);
+  if (opts_.lineInfo) beginLineInfo(dib);
+
   if (fn_.sharedBytes > 0) {
     auto* arr = llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(fn_.sharedBytes));
     shared_ = new llvm::GlobalVariable(module_, arr, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arr),
@@ -161,19 +179,73 @@ llvm::Function* KernelEmitter::emit() {
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel_));
   const Op* term = emitRegion(fn_.body);
   if (!term || term->kind != OpKind::Return) throw IRError(fn_.loc, "PTX code generation: the kernel body does not end in return");
+  if (subprogram_) dib.finalizeSubprogram(subprogram_);
+  dib.finalize();  // resolves the debug metadata and lists the compile unit in llvm.dbg.cu
   return kernel_;
 }
 
+// Each op's instructions carry its Loc. When the region ends, the location goes back to the
+// enclosing op's, so what a `for`/`if` builds after its body (the latch, the phis, the branch
+// to the merge block) carries the `for`/`if` line.
 const Op* KernelEmitter::emitRegion(const Region& r) {
+  const llvm::DebugLoc outer = b_.getCurrentDebugLocation();
+  const Op* term = nullptr;
   for (const auto& op : r.ops) {
-    if (op->kind == OpKind::Yield) return op.get();
+    setLoc(*op);
+    if (op->kind == OpKind::Yield) {
+      term = op.get();
+      break;
+    }
     if (op->kind == OpKind::Return) {
       b_.CreateRetVoid();
-      return op.get();
+      term = op.get();
+      break;
     }
     emitOp(*op);
   }
-  return nullptr;
+  b_.SetCurrentDebugLocation(outer);
+  return term;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Source lines
+
+// LLVM prints the path as a quoted string with C escapes (\\, \t, \303 for non-ASCII bytes);
+// ptxas reads all of them except \", so a double quote in the path becomes '_'.
+std::string KernelEmitter::sourcePath() const {
+  std::string path = fn_.name + ".tl";  // IR parsed from text has no source file
+  if (fn_.source && !fn_.source->path().empty()) path = fn_.source->path();
+  if (!opts_.sourcePath.empty()) path = opts_.sourcePath;
+  std::replace(path.begin(), path.end(), '"', '_');
+  return path;
+}
+
+// DebugDirectivesOnly, not LineTablesOnly: with LineTablesOnly LLVM 19's NVPTX also prints
+// .debug_abbrev/.debug_info sections and `.target sm_90, debug`, a debug compilation for ptxas;
+// DebugDirectivesOnly prints only `.file`/`.loc` (and an empty `.section .debug_loc {}`), so the
+// PTX assembles to the same code as without line info. DWARF version 2 is what clang uses for
+// NVPTX; the version flags are required by LLVM for any debug metadata.
+void KernelEmitter::beginLineInfo(llvm::DIBuilder& dib) {
+  llvm::DIFile* file = dib.createFile(sourcePath(), "");
+  const bool optimized = opts_.optLevel > 0;
+  dib.createCompileUnit(llvm::dwarf::DW_LANG_C, file, "tilelab", optimized, /*Flags=*/"", /*RV=*/0,
+                        /*SplitName=*/"", llvm::DICompileUnit::DebugDirectivesOnly);
+  llvm::DISubroutineType* type = dib.createSubroutineType(dib.getOrCreateTypeArray({}));
+  const auto spFlags = llvm::DISubprogram::SPFlagDefinition |
+                       (optimized ? llvm::DISubprogram::SPFlagOptimized : llvm::DISubprogram::SPFlagZero);
+  subprogram_ = dib.createFunction(file, fn_.name, /*LinkageName=*/"", file, fn_.loc.line, type, fn_.loc.line,
+                                   llvm::DINode::FlagPrototyped, spFlags);
+  kernel_->setSubprogram(subprogram_);
+  module_.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
+  module_.addModuleFlag(llvm::Module::Warning, "Dwarf Version", 2);
+}
+
+void KernelEmitter::setLoc(const Op& op) {
+  if (!subprogram_ || !op.loc.known()) {
+    b_.SetCurrentDebugLocation(llvm::DebugLoc());
+    return;
+  }
+  b_.SetCurrentDebugLocation(llvm::DILocation::get(ctx_, op.loc.line, op.loc.col, subprogram_));
 }
 
 llvm::Value* KernelEmitter::emitId(const Op& op) {

@@ -376,8 +376,13 @@ bool JitCache::store(const CacheKey& key, const CacheEntry& e, std::string* erro
 // ---------------------------------------------------------------------------------------------
 // Compiling through the cache.
 
-static std::string optionsText(const PtxOptions& o) {
-  return "O" + std::to_string(o.optLevel) + (o.fastMath ? " fast-math" : " precise-math");
+// The code generator's options, and with line info the source path `.file` names (the PTX
+// text differs with either).
+static std::string optionsText(const CompiledKernel& k, const PtxOptions& o) {
+  std::string text = describePtxOptions(o);
+  if (o.lineInfo)
+    text += " file=" + (!o.sourcePath.empty() ? o.sourcePath : k.parsed && k.parsed->file ? k.parsed->file->path() : "");
+  return text;
 }
 
 CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts) {
@@ -389,7 +394,7 @@ CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts) {
   key.hints = describeHints(paramHintsFromLaunch(k.launch));  // what compileToThreadIR assumes
   key.numWarps = k.launch.numWarps;
   key.arch = opts.arch;
-  key.options = optionsText(opts);
+  key.options = optionsText(k, opts);
   key.toolVersion = toolVersion();
   return key;
 }

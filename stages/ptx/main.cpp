@@ -335,6 +335,8 @@ int main(int argc, char** argv) {
                       ->check(CLI::Range(1, 1000000));
   app.add_flag("--unfused", o.unfused, "Also compile (and on a GPU run, check and time) the unfused kernels: one "
                                       "per block-level op, intermediates in global memory");
+  bool noLineInfo = false;
+  app.add_flag("--no-line-info", noLineInfo, "Leave the source lines out of the LLVM IR (!dbg) and the PTX (.loc/.file)");
   CLI11_PARSE(app, argc, argv);
   o.runsGiven = runsOpt->count() > 0;
 
@@ -344,6 +346,7 @@ int main(int argc, char** argv) {
     if (opts.printIR) out << tl::printFunction(*k.ir);
     tl::JitOptions jo;
     jo.ptx.arch = o.arch;
+    jo.ptx.lineInfo = !noLineInfo;
     jo.useCache = !o.noCache;
     jo.wantLLVM = o.printLLVM;
     tl::JitResult jit = tl::jitCompile(k, jo, o.noCache ? nullptr : &cache);

@@ -105,6 +105,13 @@ TEST(JitCompile, KeysFollowTheSpecialization) {
   o80.arch = "sm_80";
   EXPECT_NE(cacheKeyFor(*base, o80).digest(), d);
   EXPECT_EQ(cacheKeyFor(*base, o).hints, "N: divisible by 16");
+  // Line info changes the PTX text (.loc/.file), and so does the path .file names.
+  PtxOptions noLines;
+  noLines.lineInfo = false;
+  EXPECT_NE(cacheKeyFor(*base, noLines).digest(), d);
+  PtxOptions otherPath;
+  otherPath.sourcePath = "elsewhere/vector_add.tl";
+  EXPECT_NE(cacheKeyFor(*base, otherPath).digest(), d);
 }
 
 TEST(JitCompile, NoCacheNeitherReadsNorWrites) {
