@@ -255,7 +255,14 @@ MemoryReport MemoryModel::finish() {
 
   if (s.opt.totalBlocks > s.blocks && s.blocks > 0) {
     scaleReport(r, double(s.opt.totalBlocks) / double(s.blocks));
-    if (s.opt.caches) t.dramWriteBytesInKernel = std::max<int64_t>(0, t.dramWriteBytes - r.l2Bytes);
+    if (s.opt.caches) {
+      // The sample's footprint is smaller than the grid's, so its evictions say little. For the
+      // grid: an LRU L2 streaming this mix of fills and writes ends holding its newest L2-full,
+      // of which the write share is dirty; everything written before that was evicted.
+      double traffic = double(t.dramReadBytes + t.dramWriteBytes);
+      double dirtyAtEnd = traffic > 0 ? double(r.l2Bytes) * double(t.dramWriteBytes) / traffic : 0.0;
+      t.dramWriteBytesInKernel = std::max<int64_t>(0, t.dramWriteBytes - static_cast<int64_t>(dirtyAtEnd));
+    }
   }
   return r;
 }

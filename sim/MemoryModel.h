@@ -125,7 +125,8 @@ struct MemTotals {
   // What reaches DRAM while the kernel runs: evictions only (dram__bytes_write.sum; the dirty
   // sectors left in L2 at the end are written after the kernel, so Nsight Compute does not see
   // them). Sampled runs see a smaller footprint than the grid: there it is dramWriteBytes less
-  // one L2 of dirty data (an estimate: the last L2-full of writes stays in the cache).
+  // the dirty part of the last L2-full of traffic (L2 size x writes / (fills + writes)), an
+  // estimate of what LRU leaves in the cache.
   int64_t dramWriteBytesInKernel = 0;
 };
 
