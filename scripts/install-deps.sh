@@ -12,6 +12,8 @@ PACKAGES=(
   nlohmann-json3-dev                 # JSON
   python3                            # scripts
   llvm-19-dev libzstd-dev zlib1g-dev libedit-dev # the PTX stage: static LLVM 19 (NVPTX) and what its CMake config looks for
+  libimgui-dev libglfw3-dev libgl-dev libstb-dev # tl-viz: Dear ImGui (+ its GLFW/OpenGL3 backends), GLFW, OpenGL, stb_image_write
+  xvfb xauth libgl1-mesa-dri         # tl-viz headless: a virtual X server and Mesa's software OpenGL
 )
 
 missing=()

@@ -1,0 +1,390 @@
+// The visualizer's session (viz/model/Session.h) and measured-results loading
+// (viz/model/Measured.h), without a window: the softmax through every stage, line links back to
+// the source, located errors for edited sources, superseded jobs, and results folders with
+// missing or corrupt files.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ir/Printer.h"
+#include "thread/OwnershipMap.h"
+#include "viz/model/LineLinks.h"
+#include "viz/model/Measured.h"
+#include "viz/model/Session.h"
+
+namespace fs = std::filesystem;
+
+namespace tl::viz {
+namespace {
+
+std::string kernelPath(const std::string& stem) { return std::string(TL_SOURCE_DIR) + "/kernels/" + stem + ".tl"; }
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The 1-based line of the first line of `text` containing `needle` (0: none).
+int lineOf(const std::string& text, const std::string& needle) {
+  auto lines = splitLines(text);
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].find(needle) != std::string_view::npos) return static_cast<int>(i) + 1;
+  return 0;
+}
+
+SessionInputs softmaxInputs() {
+  SessionInputs in;
+  in.path = kernelPath("softmax");
+  in.predictTimings = false;
+  return in;
+}
+
+// The softmax at its default launch, run once for the tests that only read it.
+const SessionData& softmax() {
+  static std::shared_ptr<const SessionData> data = runSession(softmaxInputs());
+  return *data;
+}
+
+std::string errorsOf(const SessionData& d) {
+  std::string s;
+  for (const auto& e : d.errors) s += e.rendered;
+  return s;
+}
+
+TEST(Session, SoftmaxGoesThroughEveryStage) {
+  const SessionData& d = softmax();
+  ASSERT_TRUE(d.errors.empty()) << errorsOf(d);
+  EXPECT_EQ(d.phase, Phase::Simulated);
+  EXPECT_EQ(d.kernelName, "softmax_kernel");
+  EXPECT_NE(d.launchText.find("grid=(256,1,1)"), std::string::npos) << d.launchText;
+  EXPECT_EQ(d.numWarps, 4);
+  ASSERT_EQ(d.stages.size(), 6u);
+  const char* names[] = {"source", "block IR", "layouts", "thread IR", "LLVM IR", "PTX"};
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(d.stages[i].name, names[i]);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_FALSE(d.stages[i].text.empty()) << names[i];
+    EXPECT_EQ(d.stages[i].sourceLine.size(), splitLines(d.stages[i].text).size()) << names[i];
+  }
+#if TL_VIZ_HAVE_PTX
+  EXPECT_NE(d.stages[4].text.find("define"), std::string::npos);
+  EXPECT_NE(d.stages[5].text.find(".entry softmax_kernel"), std::string::npos);
+#else
+  EXPECT_FALSE(d.stages[4].unavailable.empty());
+  EXPECT_FALSE(d.stages[5].unavailable.empty());
+#endif
+  EXPECT_NE(d.stages[2].text.find("#blocked"), std::string::npos);
+  EXPECT_NE(d.stages[3].text.find("thread_func"), std::string::npos);
+}
+
+TEST(Session, StagesLinkBackToTheSourceLine) {
+  const SessionData& d = softmax();
+  ASSERT_TRUE(d.errors.empty()) << errorsOf(d);
+  int maxLine = lineOf(d.source, "max(x, axis=0)");
+  ASSERT_GT(maxLine, 0);
+  // Source: the line itself.
+  EXPECT_EQ(linesForSourceLine(d.stages[0], maxLine), std::vector<int>{maxLine - 1});
+  // Block IR: the reduce (and the subtraction on the same line).
+  auto blockLines = splitLines(d.stages[1].text);
+  bool sawReduce = false;
+  for (int l : linesForSourceLine(d.stages[1], maxLine)) sawReduce |= blockLines[l].find("reduce") != std::string_view::npos;
+  EXPECT_TRUE(sawReduce) << d.stages[1].text;
+  // Thread IR: the cross-lane part of the max (shuffles) comes from the same line.
+  auto threadLines = splitLines(d.stages[3].text);
+  bool sawShuffle = false;
+  for (int l : linesForSourceLine(d.stages[3], maxLine))
+    sawShuffle |= threadLines[l].find("shfl_xor") != std::string_view::npos;
+  EXPECT_TRUE(sawShuffle) << d.stages[3].text;
+  // A line with no code (the comment header) has nothing.
+  EXPECT_TRUE(linesForSourceLine(d.stages[3], 1).empty());
+}
+
+TEST(Session, ValuesAreNamedAsPrinted) {
+  const SessionData& d = softmax();
+  ASSERT_TRUE(d.errors.empty()) << errorsOf(d);
+  ASSERT_TRUE(d.detail);
+  ASSERT_FALSE(d.values.empty());
+  const Function& withLayouts = *d.detail->compilation.withLayouts;
+  std::string printed = printFunction(withLayouts);
+  bool sawX1 = false;
+  for (const auto& v : d.values) {
+    ASSERT_TRUE(v.layout) << v.name;
+    const Value* found = findValueByName(withLayouts, v.name);
+    ASSERT_NE(found, nullptr) << v.name;
+    EXPECT_EQ(found->type.str(), v.typeText) << v.name;
+    EXPECT_NE(printed.find("  " + v.name + " = "), std::string::npos) << v.name;
+    sawX1 |= v.name == "%x.1";
+  }
+  EXPECT_TRUE(sawX1);  // x is assigned twice: the printer's second name
+}
+
+TEST(Session, SimulationDetailAndSweep) {
+  const SessionData& d = softmax();
+  ASSERT_TRUE(d.errors.empty()) << errorsOf(d);
+  ASSERT_TRUE(d.detail);
+  EXPECT_TRUE(d.report.contains("timing"));
+  EXPECT_TRUE(d.report.contains("fusion"));
+  EXPECT_EQ(d.gpu.key, "h200");
+  bool load = false, store = false;
+  for (const auto& m : d.memInstrs) {
+    load |= m.op == "ld_global" && !m.store && m.space == MemSpace::Global;
+    store |= m.op == "st_global" && m.store;
+    ASSERT_LT(static_cast<size_t>(m.instr), d.detail->instrs.size());
+    EXPECT_EQ(std::string(mnemonic(d.detail->instrs[m.instr]->kind)), m.op);
+  }
+  EXPECT_TRUE(load && store);
+  ASSERT_FALSE(d.byResident.empty());
+  EXPECT_LE(d.byResident.size(), 32u);
+  EXPECT_GE(d.defaultResident, 1);
+  EXPECT_LE(d.defaultResident, static_cast<int>(d.byResident.size()));
+  for (size_t r = 0; r < d.byResident.size(); ++r) {
+    EXPECT_EQ(d.byResident[r].residentBlocksPerSM, static_cast<int>(r) + 1);
+    EXPECT_GT(d.byResident[r].timeUs, 0);
+  }
+}
+
+TEST(Session, MeasuredDefaultLaunchIsFoundNextToKernels) {
+  const SessionData& d = softmax();
+  if (findResultsDir(d.inputs.path).empty() || !fs::exists(findResultsDir(d.inputs.path) + "/res/warm/softmax.json"))
+    GTEST_SKIP() << "no bench/results/gpu/res/warm/softmax.json in this checkout";
+  ASSERT_TRUE(d.measured.has_value());
+  EXPECT_GT(d.measured->medianMs, 0);
+  EXPECT_EQ(d.measured->sizes.at("N"), "781");
+  EXPECT_TRUE(d.report.contains("measured"));
+  EXPECT_FALSE(d.timings.empty());  // compare.json has softmax rows
+  for (const auto& t : d.timings) EXPECT_FALSE(t.predictError.empty());  // predictions were off
+}
+
+TEST(Session, EditedSourceWithAnErrorIsLocated) {
+  SessionInputs in = softmaxInputs();
+  in.source = readFile(in.path);
+  ASSERT_FALSE(in.source.empty());
+  int numLine = lineOf(in.source, "num = exp(x)");
+  ASSERT_GT(numLine, 0);
+  std::string edited = in.source;
+  edited.replace(edited.find("num = exp(x)"), 12, "num = exp(y)");
+  in.source = edited;
+  auto d = runSession(in);
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_EQ(d->errors[0].line, numLine);
+  EXPECT_GT(d->errors[0].col, 0);
+  EXPECT_NE(d->errors[0].rendered.find("softmax.tl:" + std::to_string(numLine) + ":"), std::string::npos)
+      << d->errors[0].rendered;
+  EXPECT_NE(d->errors[0].rendered.find('^'), std::string::npos);
+  ASSERT_EQ(d->stages.size(), 6u);
+  EXPECT_EQ(d->stages[0].text, edited);
+  EXPECT_FALSE(d->stages[1].unavailable.empty());
+  EXPECT_FALSE(d->detail);
+}
+
+TEST(Session, SyntaxErrorsAndGarbageNeverCrash) {
+  for (std::string src : {"@jit\ndef k(:\n", "\x01\x02\xff", "@launch(grid=(0,))\n@jit\ndef k():\n    pass\n", "x"}) {
+    SessionInputs in = softmaxInputs();
+    in.source = src;
+    auto d = runSession(in);
+    EXPECT_FALSE(d->errors.empty()) << src;
+    EXPECT_EQ(d->phase, Phase::Simulated);
+  }
+}
+
+TEST(Session, BadSetsGpuAndMissingFileAreErrors) {
+  SessionInputs in = softmaxInputs();
+  in.sets = {"N"};
+  auto d = runSession(in);
+  ASSERT_EQ(d->errors.size(), 1u);
+  EXPECT_NE(d->errors[0].message.find("NAME=EXPR"), std::string::npos);
+
+  in = softmaxInputs();
+  in.sets = {"NOPE=undefined_name"};
+  d = runSession(in);
+  EXPECT_FALSE(d->errors.empty());
+
+  in = softmaxInputs();
+  in.gpu = "no_such_gpu";
+  d = runSession(in);
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_FALSE(d->stages[3].text.empty());  // compiled; only the simulation failed
+
+  in = softmaxInputs();
+  in.path = "/nonexistent/kernel.tl";
+  d = runSession(in);
+  EXPECT_FALSE(d->errors.empty());
+}
+
+TEST(Session, OverridesAndNumWarpsApply) {
+  SessionInputs in = softmaxInputs();
+  in.sets = {"M=8", "N=100"};
+  in.numWarps = 2;
+  auto d = runSession(in);
+  ASSERT_TRUE(d->errors.empty()) << errorsOf(*d);
+  EXPECT_EQ(d->launch.grid[0], 8);
+  EXPECT_EQ(d->numWarps, 2);
+  EXPECT_NE(d->launchText.find("N=100"), std::string::npos);
+  EXPECT_NE(d->stages[2].text.find("wpc=[2]"), std::string::npos);
+  EXPECT_FALSE(d->measured.has_value());  // measured at other sizes: not this launch
+}
+
+TEST(Session, PublishesCompiledBeforeSimulatedAndHonoursCancel) {
+  std::vector<Phase> phases;
+  Progress progress;
+  auto d = runSession(softmaxInputs(), 7, [&](std::shared_ptr<const SessionData> s) {
+    phases.push_back(s->phase);
+    EXPECT_EQ(s->generation, 7u);
+    EXPECT_FALSE(s->stages.empty());
+  }, nullptr, &progress);
+  ASSERT_FALSE(phases.empty());
+  EXPECT_EQ(phases[0], Phase::Compiled);
+  EXPECT_FALSE(progress.busy);
+  EXPECT_EQ(d->generation, 7u);
+
+  std::atomic<bool> cancelled{true};
+  bool published = false;
+  d = runSession(softmaxInputs(), 8, [&](std::shared_ptr<const SessionData>) { published = true; }, &cancelled);
+  EXPECT_FALSE(published);
+  EXPECT_FALSE(d->detail);
+}
+
+TEST(Session, NewerSubmitSupersedesOlder) {
+  Session s;
+  EXPECT_EQ(s.current()->phase, Phase::Empty);
+  SessionInputs a = softmaxInputs();
+  SessionInputs b = softmaxInputs();
+  b.sets = {"M=4", "N=64"};
+  uint64_t g1 = s.submit(a);
+  uint64_t g2 = s.submit(b);
+  EXPECT_GT(g2, g1);
+  ASSERT_TRUE(s.waitFor(g2, 300));
+  auto d = s.current();
+  EXPECT_EQ(d->generation, g2);
+  EXPECT_EQ(d->phase, Phase::Simulated);
+  EXPECT_EQ(d->launch.grid[0], 4);
+  EXPECT_FALSE(s.progress().busy);
+  // Waiting for an older generation returns at once once a newer one finished.
+  EXPECT_TRUE(s.waitFor(g1, 0.01));
+}
+
+TEST(Session, DestroyingWhileBusyDoesNotHang) {
+  Session s;
+  s.submit(softmaxInputs());
+  // The destructor cancels the job; the test finishing at all is the check.
+}
+
+// ----- measured results ------------------------------------------------------------------------
+
+class MeasuredFiles : public ::testing::Test {
+ protected:
+  fs::path dir;
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("tl_viz_measured_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir / "res" / "warm");
+    fs::create_directories(dir / "unfused");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  void write(const fs::path& rel, const std::string& text) { std::ofstream(dir / rel) << text; }
+};
+
+const char* kResult = R"J({"kernel": "softmax_kernel", "source": "kernels/softmax.tl",
+  "sizes": {"M": "8", "N": "100", "stride": "100", "BLOCK_N": "128"}, "num_warps": 4,
+  "gpu": {"device": "NVIDIA H200 (sm_90, 132 SMs)"}, "time": {"median_ms": 0.0123, "min_ms": 0.012},
+  "throughput": {"bytes": 6400, "gb_per_s": 520.3}, "resources": {"registers": 30, "blocks_per_sm": 16}})J";
+
+TEST_F(MeasuredFiles, MissingFolderAndFilesAreNotProblems) {
+  MeasuredSet none = loadMeasured("", kernelPath("softmax"));
+  EXPECT_FALSE(none.run);
+  EXPECT_TRUE(none.problems.empty());
+  MeasuredSet empty = loadMeasured(dir.string(), kernelPath("softmax"));
+  EXPECT_FALSE(empty.run);
+  EXPECT_TRUE(empty.unfused.empty());
+  EXPECT_TRUE(empty.timings.empty());
+  EXPECT_TRUE(empty.problems.empty());
+  EXPECT_EQ(findResultsDir(kernelPath("softmax"), (dir / "nope").string()), "");
+  EXPECT_EQ(findResultsDir(kernelPath("softmax"), dir.string()), dir.string());
+}
+
+TEST_F(MeasuredFiles, CorruptFilesAreNamedAndTheRestIsRead) {
+  write("res/warm/softmax.json", kResult);
+  write("unfused/softmax_N100.json", std::string(kResult).insert(1, "\"unfused\": {}, "));
+  write("unfused/softmax_broken.json", "{\"kernel\": ");
+  write("unfused/softmax_notime.json", R"({"kernel": "softmax_kernel", "time": {"median_ms": "fast"}})");
+  write("unfused/softmax_rows_N100.json", std::string(kResult).replace(std::string(kResult).find("softmax.tl"), 10, "softmax_rows.tl"));
+  write("compare.json", R"({"rows": [
+     {"kernel": "softmax", "shape": "8x100", "tilelab_ms": 0.0123, "triton_ms": 0.02, "torch_ms": 0.03,
+      "tilelab": )" + std::string(kResult) + R"(},
+     {"kernel": "softmax", "shape": "no time"},
+     {"kernel": "vector_add", "shape": "2^28", "tilelab_ms": 0.7},
+     17]})");
+  MeasuredSet m = loadMeasured(dir.string(), kernelPath("softmax"));
+  ASSERT_TRUE(m.run);
+  EXPECT_DOUBLE_EQ(m.run->medianMs, 0.0123);
+  EXPECT_EQ(m.run->registers, 30);
+  EXPECT_EQ(m.run->sizes.at("BLOCK_N"), "128");
+  EXPECT_FALSE(m.run->unfused);
+  ASSERT_EQ(m.unfused.size(), 1u);  // the broken ones are problems, softmax_rows is another kernel
+  EXPECT_TRUE(m.unfused[0].unfused);
+  ASSERT_EQ(m.timings.size(), 1u);
+  EXPECT_EQ(m.timings[0].shape, "8x100");
+  EXPECT_DOUBLE_EQ(m.timings[0].tritonMs, 0.02);
+  EXPECT_NE(std::find(m.timings[0].sets.begin(), m.timings[0].sets.end(), "N=100"), m.timings[0].sets.end());
+  EXPECT_NE(std::find(m.timings[0].sets.begin(), m.timings[0].sets.end(), "num_warps=4"), m.timings[0].sets.end());
+  std::string problems;
+  for (const auto& p : m.problems) problems += p + "\n";
+  EXPECT_NE(problems.find("softmax_broken.json: not valid JSON"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("softmax_notime.json"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("no tilelab_ms"), std::string::npos) << problems;
+}
+
+TEST_F(MeasuredFiles, CorruptCompareAndWrongTypes) {
+  write("res/warm/softmax.json", "[1, 2, 3]");
+  write("compare.json", "{\"rows\": 5}");
+  MeasuredSet m = loadMeasured(dir.string(), kernelPath("softmax"));
+  EXPECT_FALSE(m.run);
+  EXPECT_EQ(m.problems.size(), 2u);
+  write("compare.json", "\xff\xfe");
+  m = loadMeasured(dir.string(), kernelPath("softmax"));
+  EXPECT_EQ(m.problems.size(), 2u);
+}
+
+TEST_F(MeasuredFiles, MatchesOnlyItsOwnLaunch) {
+  MeasuredRun r;
+  std::string err;
+  ASSERT_TRUE(measuredFromJson(nlohmann::json::parse(kResult), "x.json", r, &err)) << err;
+  LaunchConfig launch;
+  launch.numWarps = 4;
+  launch.names = {{"M", "8"}, {"N", "100"}, {"stride", "100"}, {"BLOCK_N", "128"}};
+  EXPECT_TRUE(measuredMatchesLaunch(r, launch));
+  launch.names[1].second = "101";
+  EXPECT_FALSE(measuredMatchesLaunch(r, launch));
+  launch.names[1].second = "100.0";
+  EXPECT_TRUE(measuredMatchesLaunch(r, launch));
+  launch.numWarps = 8;
+  EXPECT_FALSE(measuredMatchesLaunch(r, launch));
+}
+
+TEST_F(MeasuredFiles, SessionPredictsMeasuredShapes) {
+  write("compare.json", R"({"rows": [{"kernel": "softmax", "shape": "8x100", "tilelab_ms": 0.0123,
+      "tilelab": )" + std::string(kResult) + R"(},
+     {"kernel": "softmax", "shape": "bad", "tilelab_ms": 1, "tilelab": {"sizes": {"N": "undefined_thing"}}}]})");
+  SessionInputs in = softmaxInputs();
+  in.resultsDir = dir.string();
+  in.predictTimings = true;
+  std::vector<Phase> phases;
+  auto d = runSession(in, 1, [&](std::shared_ptr<const SessionData> s) { phases.push_back(s->phase); });
+  ASSERT_TRUE(d->errors.empty()) << errorsOf(*d);
+  ASSERT_EQ(d->timings.size(), 2u);
+  EXPECT_TRUE(d->timings[0].predictError.empty()) << d->timings[0].predictError;
+  EXPECT_GT(d->timings[0].predictedMs, 0);
+  EXPECT_FALSE(d->timings[1].predictError.empty());
+  EXPECT_EQ(d->timings[1].predictedMs, 0);
+  // Compiled, then Simulated without the predictions, then the final result.
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases[1], Phase::Simulated);
+}
+
+}  // namespace
+}  // namespace tl::viz

@@ -1,0 +1,42 @@
+// tl-viz's application: a GLFW window with Dear ImGui (OpenGL3 backend), the "Kernel" control
+// window on the left (source editor, sizes, num_warps, GPU, progress, errors) and the panels
+// (viz/panels/) as tabs in the main area. The compile + simulate work happens in a Session
+// (viz/model/Session.h) on its own thread, so the UI never waits for it.
+//
+// Three modes share one frame function:
+//   interactive   the window, until it is closed
+//   --screenshot  renders offscreen (a framebuffer object) once the session is Simulated, a few
+//                 frames more so the layout settles, then writes PNGs and exits
+//   --frames N    renders N frames as fast as it can and prints the median frame rate
+//
+// Expects: a display (DISPLAY set; headless: xvfb-run -a -s "-screen 0 1600x1000x24").
+// Guarantees: returns an exit code (0 ok, 1 bad options / no display / write failure, 2 the
+// session did not finish in time, 3 screenshots written but the kernel has errors); never
+// blocks the frame loop on the session.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tl::viz {
+
+struct AppOptions {
+  std::string kernelPath = "kernels/softmax.tl";
+  std::vector<std::string> sets;   // --set NAME=EXPR
+  int numWarps = 0;                // --num-warps (0: the launch's)
+  std::string gpu = "h200";        // --gpu
+  std::string resultsDir;          // --results ("": found next to kernels/)
+  bool predictTimings = true;      // --no-timings turns it off
+  int64_t sampleBlocks = 0;        // --sample-blocks
+  std::string screenshot;          // --screenshot FILE.png (or a directory / pattern with --panel all)
+  std::string panel;               // --panel NAME|all ("": the whole app)
+  int width = 1600, height = 1000; // window (and screenshot) size in pixels
+  int frames = 0;                  // --frames N: measure frames per second
+  int line = 0;                    // --line: the source line selected at start (Stages highlights it)
+  double timeoutSeconds = 600;     // --timeout: how long --screenshot / --frames wait for the session
+};
+
+int runApp(const AppOptions& options);
+
+}  // namespace tl::viz

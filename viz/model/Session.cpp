@@ -1,0 +1,617 @@
+// The visualizer's session: one kernel through every stage and the simulator, off the UI thread
+// (the contract is in Session.h). The pipeline, in the order a student reads the panels:
+//
+//   source text -> parse -> @launch with the --set overrides -> block IR      (errors: located)
+//     -> compileToThreadIR: block IR, layouts, thread IR                        (Stages, Threads)
+//     -> compileToPTX: LLVM IR, PTX (built with LLVM 19 only)                  (Stages)
+//     == publish phase Compiled ==
+//     -> simulateKernel with the detail kept, registers from ptxas            (Memory, Occupancy,
+//     -> the timing model again at 1 .. N resident blocks per SM               Latency, Fusion)
+//     -> measured results for this kernel (bench/results/gpu)                  (Fusion, Timings)
+//     == publish phase Simulated ==
+//     -> each measured shape re-simulated (sampled) for the prediction         (Timings)
+//     == publish phase Simulated, final ==
+//
+// Expects: any SessionInputs (a source with errors, unknown GPU, bad --set text, ...).
+// Guarantees: nothing throws out of runSession or the worker; every user error is located when
+// it has a location; a cancelled job stops at the next step boundary and publishes nothing more.
+#include "viz/model/Session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_set>
+
+#include "frontend/Frontend.h"
+#include "ir/Diagnostics.h"
+#include "ir/Printer.h"
+#include "thread/Pipeline.h"
+#include "viz/model/LineLinks.h"
+#include "viz/model/Measured.h"
+
+#if TL_VIZ_HAVE_PTX
+#include "ptx/Codegen.h"
+#include "ptx/Ptxas.h"
+#include "ptx/Registers.h"
+#endif
+
+namespace tl::viz {
+
+namespace {
+
+// Blocks each measured shape is simulated with for its prediction (the timing model
+// extrapolates the rest of the grid).
+constexpr int64_t kTimingSampleBlocks = 64;
+// Shapes whose buffers would need more host memory than this are not simulated.
+constexpr double kMaxPredictBufferBytes = 2.0 * 1024 * 1024 * 1024;
+// The Latency panel's slider stops here even if the occupancy allows more blocks.
+constexpr int kMaxResidentBlocks = 32;
+
+using ProgressFn = std::function<void(float fraction, const std::string& step)>;
+
+// Thrown inside the pipeline when the job was cancelled (caught in runPipeline).
+struct Cancelled {};
+
+// ----- errors ----------------------------------------------------------------------------------
+
+VizError errorAt(const SourceFile* file, Loc loc, const std::string& message) {
+  VizError e;
+  e.line = static_cast<int>(loc.line);
+  e.col = static_cast<int>(loc.col);
+  e.message = message;
+  e.rendered = renderDiagnostic(file, Severity::Error, loc, message);
+  return e;
+}
+
+void collectDiagnostics(const DiagEngine& diag, std::vector<VizError>& out) {
+  for (const auto& d : diag.diagnostics()) {
+    if (d.severity != Severity::Error) continue;
+    VizError e;
+    e.line = static_cast<int>(d.loc.line);
+    e.col = static_cast<int>(d.loc.col);
+    e.message = d.message;
+    e.rendered = diag.render(d);
+    out.push_back(std::move(e));
+  }
+}
+
+// Runs `step`, turning what it throws into located errors. Returns false when it threw.
+template <class F>
+bool guarded(const SourceFile* file, std::vector<VizError>& errors, const std::string& what, F&& step) {
+  try {
+    step();
+    return true;
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const RuntimeError& e) {
+    errors.push_back(errorAt(file, e.loc, e.what()));
+  } catch (const IRError& e) {
+    errors.push_back(errorAt(file, e.loc, "internal compiler error (" + what + "): " + e.what()));
+  } catch (const std::exception& e) {
+    errors.push_back(errorAt(file, Loc{}, what + ": " + e.what()));
+  }
+  return false;
+}
+
+// ----- stage texts -----------------------------------------------------------------------------
+
+StageText stageText(std::string name, std::string text, LinkFormat format) {
+  StageText s;
+  s.name = std::move(name);
+  s.text = std::move(text);
+  s.sourceLine = lineLinks(s.text, format);
+  return s;
+}
+
+StageText unavailableStage(std::string name, std::string why) {
+  StageText s;
+  s.name = std::move(name);
+  s.unavailable = std::move(why);
+  return s;
+}
+
+// All six stages, each saying why it is missing (filled in as the pipeline gets further).
+std::vector<StageText> emptyStages(const std::string& source, const std::string& why) {
+  std::vector<StageText> stages;
+  stages.push_back(stageText("source", source, LinkFormat::Source));
+  for (const char* n : {"block IR", "layouts", "thread IR", "LLVM IR", "PTX"}) stages.push_back(unavailableStage(n, why));
+  return stages;
+}
+
+// ----- values with layouts ---------------------------------------------------------------------
+
+// The printer's value names (ir/Printer.cpp), replayed in printed order: sanitized hints made
+// unique with ".1", ".2", ...; values without a hint numbered 0, 1, ...
+class PrintedNames {
+ public:
+  std::string next(const std::string& hint) {
+    std::string base;
+    for (char c : hint) {
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+      base += ok ? c : '_';
+    }
+    if (!base.empty() && !((base[0] >= 'a' && base[0] <= 'z') || (base[0] >= 'A' && base[0] <= 'Z') || base[0] == '_'))
+      base.insert(base.begin(), '_');
+    std::string n;
+    if (base.empty()) {
+      n = std::to_string(next_++);
+    } else {
+      n = base;
+      for (int k = 1; used_.count(n); ++k) n = base + "." + std::to_string(k);
+    }
+    used_.insert(n);
+    return "%" + n;
+  }
+
+ private:
+  std::unordered_set<std::string> used_;
+  int next_ = 0;
+};
+
+// Every value of `fn` with a layout, named as printFunction names it.
+std::vector<LayoutValue> layoutValues(const Function& fn) {
+  std::vector<LayoutValue> out;
+  PrintedNames names;
+  auto visit = [&](const Value* v, const std::string& hint, Loc loc) {
+    std::string name = names.next(hint);
+    if (!v->type.isTile() || !v->type.layout) return;
+    LayoutValue lv;
+    lv.name = name;
+    lv.typeText = v->type.str();
+    lv.shape = v->type.shape;
+    lv.layout = v->type.layout;
+    lv.loc = loc;
+    out.push_back(std::move(lv));
+  };
+  for (size_t i = 0; i < fn.body.args.size(); ++i) {
+    const Value* a = fn.body.arg(i);
+    visit(a, !a->name.empty() || i >= fn.params.size() ? a->name : fn.params[i].name, fn.loc);
+  }
+  std::function<void(const Region&)> region = [&](const Region& r) {
+    for (const auto& op : r.ops) {
+      for (const auto& res : op->results) visit(res.get(), res->name, op->loc);
+      for (const auto& sub : op->regions) {
+        for (const auto& a : sub->args) visit(a.get(), a->name, op->loc);
+        region(*sub);
+      }
+    }
+  };
+  region(fn.body);
+  return out;
+}
+
+// ----- small helpers ---------------------------------------------------------------------------
+
+// "softmax_kernel  grid=(256,1,1)  num_warps=4  M=256  N=781 ..." (as tl-* print it).
+std::string describe(const std::string& kernel, const LaunchConfig& launch) {
+  std::ostringstream os;
+  os << kernel << "  grid=(" << launch.grid[0] << "," << launch.grid[1] << "," << launch.grid[2]
+     << ")  num_warps=" << launch.numWarps;
+  for (const auto& [name, value] : launch.names) {
+    if (name == "grid" || name == "num_warps" || launch.buffer(name)) continue;
+    os << "  " << name << "=" << value;
+  }
+  return os.str();
+}
+
+// The overrides `sets` asks for; a malformed one becomes an error (no location: it is not in
+// the file). As runtime/Driver.cpp's overridesFrom, with num_warps last.
+std::vector<LaunchOverride> overridesFor(const SessionInputs& in, std::vector<VizError>& errors) {
+  std::vector<LaunchOverride> out;
+  for (const auto& s : in.sets) {
+    LaunchOverride o;
+    if (parseOverride(s, o))
+      out.push_back(o);
+    else
+      errors.push_back(errorAt(nullptr, Loc{}, "--set expects NAME=EXPR, got '" + s + "'"));
+  }
+  if (in.numWarps > 0) out.push_back({"num_warps", std::to_string(in.numWarps)});
+  return out;
+}
+
+double bufferBytes(const LaunchConfig& launch) {
+  double bytes = 0;
+  for (const auto& b : launch.buffers) {
+    double n = 1;
+    for (int64_t d : b.shape) n *= static_cast<double>(d);
+    bytes += n * dtypeBytes(b.dtype);
+  }
+  return bytes;
+}
+
+// Was `device` ("NVIDIA H200 (sm_90, ...)") the GPU described by `gpu`? Compares the key
+// ("h200", "rtx4090") with the device name, spaces removed, case folded.
+bool deviceIsGpu(const std::string& device, const GpuSpec& gpu) {
+  std::string d;
+  for (char c : device)
+    if (c != ' ') d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return !gpu.key.empty() && d.find(gpu.key) != std::string::npos;
+}
+
+// The memory instructions of the thread IR, in instruction-id order.
+std::vector<MemInstr> memoryInstructions(const std::vector<const Op*>& instrs) {
+  std::vector<MemInstr> out;
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    const Op* op = instrs[i];
+    bool global = op->kind == OpKind::LdGlobal || op->kind == OpKind::StGlobal;
+    bool shared = op->kind == OpKind::LdShared || op->kind == OpKind::StShared;
+    if (!global && !shared) continue;
+    MemInstr m;
+    m.instr = static_cast<int32_t>(i);
+    m.op = mnemonic(op->kind);
+    m.space = global ? MemSpace::Global : MemSpace::Shared;
+    m.store = op->kind == OpKind::StGlobal || op->kind == OpKind::StShared;
+    m.loc = op->loc;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// ----- the pipeline ----------------------------------------------------------------------------
+
+class Pipeline {
+ public:
+  Pipeline(const SessionInputs& in, uint64_t generation, PublishFn publish, const std::atomic<bool>* cancelled,
+           ProgressFn progress)
+      : in_(in), publish_(std::move(publish)), cancelled_(cancelled), progress_(std::move(progress)) {
+    data_ = std::make_shared<SessionData>();
+    data_->generation = generation;
+    data_->inputs = in;
+    data_->phase = Phase::Compiled;
+  }
+
+  std::shared_ptr<const SessionData> run() {
+    try {
+      if (compile()) {
+        publishCopy();  // phase Compiled: stages, values
+        if (simulate()) {
+          data_->phase = Phase::Simulated;
+          if (in_.predictTimings && !data_->timings.empty()) {
+            publishCopy();  // everything but the predictions
+            predictTimings();
+          }
+        }
+      }
+    } catch (const Cancelled&) {
+      // A newer job replaced this one: hand back what there is; the Session ignores it.
+    } catch (const std::exception& e) {  // a bug; never let it out of the worker
+      data_->errors.push_back(errorAt(file_.get(), Loc{}, std::string("internal error: ") + e.what()));
+    }
+    data_->phase = Phase::Simulated;
+    return data_;
+  }
+
+ private:
+  const SessionInputs& in_;
+  PublishFn publish_;
+  const std::atomic<bool>* cancelled_;
+  ProgressFn progress_;
+  std::shared_ptr<SessionData> data_;
+  std::shared_ptr<const SourceFile> file_;
+  std::unique_ptr<ParsedKernel> parsed_;
+  std::unique_ptr<Function> blockIR_;  // front-end block IR (what the simulator starts from)
+
+  void step(float fraction, const std::string& what) {
+    if (cancelled_ && cancelled_->load()) throw Cancelled{};
+    if (progress_) progress_(fraction, what);
+  }
+
+  void publishCopy() {
+    if (cancelled_ && cancelled_->load()) throw Cancelled{};
+    if (publish_) publish_(std::make_shared<const SessionData>(*data_));
+  }
+
+  // Source -> block IR -> thread IR -> PTX. False when it did not compile (errors set).
+  bool compile() {
+    step(0.02f, "parsing");
+    std::string text = in_.source;
+    if (text.empty()) {
+      try {
+        auto loaded = SourceFile::load(in_.path);
+        text = loaded->text();
+      } catch (const std::exception& e) {
+        data_->errors.push_back(errorAt(nullptr, Loc{}, e.what()));
+      }
+    }
+    data_->source = text;
+    file_ = std::make_shared<SourceFile>(in_.path, text);
+    data_->stages = emptyStages(text, "the kernel did not compile: see the errors");
+    if (!data_->errors.empty()) return false;
+
+    DiagEngine diag(file_);
+    std::vector<LaunchOverride> overrides = overridesFor(in_, data_->errors);
+    if (!data_->errors.empty()) return false;
+    parsed_ = parseKernelFile(file_, diag);
+    if (parsed_ && !diag.hasErrors()) data_->launch = evalLaunch(*parsed_, overrides, diag);
+    if (parsed_ && !diag.hasErrors()) blockIR_ = compileKernel(*parsed_, specializationFor(*parsed_, data_->launch), diag);
+    collectDiagnostics(diag, data_->errors);
+    if (!blockIR_ || !data_->errors.empty()) {
+      if (data_->errors.empty()) data_->errors.push_back(errorAt(file_.get(), Loc{}, "the kernel did not compile"));
+      return false;
+    }
+    data_->kernelName = blockIR_->name;
+    data_->launchText = describe(blockIR_->name, data_->launch);
+    data_->numWarps = data_->launch.numWarps;
+
+    step(0.08f, "layouts and thread IR");
+    ThreadCompilation tc;
+    if (!guarded(file_.get(), data_->errors, "thread pipeline", [&] { tc = compileToThreadIR(*blockIR_, data_->launch); })) {
+      data_->stages[1] = stageText("block IR", printFunction(*blockIR_), LinkFormat::IR);
+      return false;
+    }
+    data_->numWarps = tc.numWarps;
+    data_->stages[1] = stageText("block IR", printFunction(*tc.blockIR), LinkFormat::IR);
+    data_->stages[2] = stageText("layouts", printFunction(*tc.withLayouts), LinkFormat::IR);
+    data_->stages[3] = stageText("thread IR", printFunction(*tc.threadIR), LinkFormat::IR);
+    data_->values = layoutValues(*tc.withLayouts);
+
+    step(0.12f, "LLVM IR and PTX");
+    compilePTX(*tc.threadIR);
+    return true;
+  }
+
+  void compilePTX(const Function& threadIR) {
+#if TL_VIZ_HAVE_PTX
+    std::string arch = "sm_90";
+    try {
+      arch = loadGpu(in_.gpu).arch;
+    } catch (const std::exception&) {
+      // The unknown GPU is reported by the simulation step; show sm_90 code meanwhile.
+    }
+    if (!isSupportedArch(arch)) {
+      data_->stages[4] = unavailableStage("LLVM IR", "the code generator does not support " + arch);
+      data_->stages[5] = unavailableStage("PTX", "the code generator does not support " + arch);
+      return;
+    }
+    try {
+      PtxOptions po;
+      po.arch = arch;
+      PtxResult r = compileToPTX(threadIR, po);
+      data_->stages[4] = stageText("LLVM IR", r.llvmIR, LinkFormat::LLVM);
+      data_->stages[5] = stageText("PTX", r.ptx, LinkFormat::PTX);
+    } catch (const std::exception& e) {
+      std::string why = std::string("the code generator stopped: ") + e.what();
+      data_->stages[4] = unavailableStage("LLVM IR", why);
+      data_->stages[5] = unavailableStage("PTX", why);
+    }
+#else
+    (void)threadIR;
+    const char* why = "tl-viz was built without LLVM 19 (apt install llvm-19-dev, then rebuild)";
+    data_->stages[4] = unavailableStage("LLVM IR", why);
+    data_->stages[5] = unavailableStage("PTX", why);
+#endif
+  }
+
+  // The simulator with its detail, the resident-blocks sweep and the measured results.
+  bool simulate() {
+    step(0.15f, "loading measured results");
+    MeasuredSet measured = loadMeasured(findResultsDir(in_.path, in_.resultsDir), in_.path);
+    for (const auto& p : measured.problems) std::cerr << "tl-viz: measured results: " << p << "\n";
+
+    if (!guarded(file_.get(), data_->errors, "GPU description", [&] { data_->gpu = loadGpu(in_.gpu); })) return false;
+    if (measured.run && measuredMatchesLaunch(*measured.run, data_->launch) && deviceIsGpu(measured.run->device, data_->gpu))
+      data_->measured = measured.run;
+    data_->measuredUnfused = measured.unfused;
+    data_->timings = measured.timings;
+    for (auto& t : data_->timings)
+      t.predictError = in_.predictTimings ? "not predicted yet" : "predictions are off (--no-timings)";
+
+    int64_t blocks = data_->launch.grid[0] * data_->launch.grid[1] * data_->launch.grid[2];
+    int64_t budget = in_.sampleBlocks > 0 ? in_.sampleBlocks : kDefaultBlockBudget;
+    step(0.2f, "simulating " + std::to_string(std::min(blocks, budget)) + " of " + std::to_string(blocks) + " blocks");
+    SimOptions o;
+    o.gpu = in_.gpu;
+    o.sampleBlocks = in_.sampleBlocks;
+    o.keepDetail = true;
+    o.registers = registerSource();
+    if (data_->measured) o.measured = &data_->measured->raw;
+    SimReport report;
+    if (!guarded(file_.get(), data_->errors, "simulation", [&] { report = simulateKernel(*blockIR_, data_->launch, o); }))
+      return false;
+    data_->report = std::move(report.json);
+    data_->detail = report.detail;
+    if (!data_->detail) {
+      data_->errors.push_back(errorAt(file_.get(), Loc{}, "the simulator kept no detail (SimOptions::keepDetail)"));
+      return false;
+    }
+    data_->memInstrs = memoryInstructions(data_->detail->instrs);
+    return sweepResidentBlocks();
+  }
+
+  // Registers from ptxas when it is installed (and LLVM is built in); else the estimate.
+  std::function<RegisterEstimate(const Function&)> registerSource() const {
+#if TL_VIZ_HAVE_PTX
+    if (isSupportedArch(data_->gpu.arch) && !findPtxas().empty()) return ptxasRegisterSource(data_->gpu.arch);
+#endif
+    return {};
+  }
+
+  // The timing model at 1 .. occupancy-limit resident blocks per SM (Latency panel).
+  bool sweepResidentBlocks() {
+    const SimDetail& d = *data_->detail;
+    int limit = std::min(d.occupancy.activeBlocksPerSM, kMaxResidentBlocks);
+    data_->defaultResident = std::min(d.timing.residentBlocksPerSM, limit);
+    for (int r = 1; r <= limit; ++r) {
+      step(0.6f + 0.25f * static_cast<float>(r) / static_cast<float>(limit),
+           "timing model at " + std::to_string(r) + " resident blocks per SM");
+      TimingOptions to = d.timingOptions;
+      to.memory = &d.memory;
+      to.residentBlocksPerSM = r;
+      TimingResult t;
+      if (!guarded(file_.get(), data_->errors, "timing model", [&] { t = predictTime(d.timingInput, d.gpu, to); }))
+        return false;
+      data_->byResident.push_back(std::move(t));
+    }
+    return true;
+  }
+
+  // Each measured shape of this kernel, simulated (sampled) for its prediction.
+  void predictTimings() {
+    MeasuredSet measured = loadMeasured(findResultsDir(in_.path, in_.resultsDir), in_.path);
+    size_t n = std::min(measured.timingDocs.size(), data_->timings.size());
+    for (size_t i = 0; i < data_->timings.size(); ++i) {
+      TimingRow& row = data_->timings[i];
+      step(0.85f + 0.15f * static_cast<float>(i) / static_cast<float>(data_->timings.size()),
+           "predicting " + row.shape);
+      const nlohmann::json* doc = i < n && measured.timingDocs[i].is_object() ? &measured.timingDocs[i] : nullptr;
+      row.predictError = predictRow(row, doc);
+    }
+  }
+
+  // One row: "" with predictedMs set, or why there is no prediction.
+  std::string predictRow(TimingRow& row, const nlohmann::json* doc) {
+    if (doc) {
+      const nlohmann::json::json_pointer pointer("/gpu/device");
+      std::string device = doc->contains(pointer) && doc->at(pointer).is_string() ? doc->at(pointer).get<std::string>() : "";
+      if (!device.empty() && !deviceIsGpu(device, data_->gpu))
+        return "measured on " + device + "; pick that GPU to compare";
+    }
+    DiagEngine diag(file_);
+    std::vector<LaunchOverride> overrides;
+    for (const auto& s : row.sets) {
+      LaunchOverride o;
+      if (!parseOverride(s, o)) return "bad size '" + s + "' in compare.json";
+      overrides.push_back(o);
+    }
+    LaunchConfig launch = evalLaunch(*parsed_, overrides, diag);
+    if (diag.hasErrors()) return "the launch does not evaluate: " + diag.diagnostics().front().message;
+    double bytes = bufferBytes(launch);
+    if (bytes > kMaxPredictBufferBytes)
+      return "buffers of " + std::to_string(static_cast<int64_t>(bytes / (1024 * 1024))) + " MiB: too large to simulate here";
+    auto fn = compileKernel(*parsed_, specializationFor(*parsed_, launch), diag);
+    if (!fn || diag.hasErrors()) return "the kernel does not compile at these sizes";
+    SimOptions o;
+    o.gpu = in_.gpu;
+    o.sampleBlocks = kTimingSampleBlocks;
+    o.unfused = false;
+    o.timelineBlocks = 0;
+    o.measured = doc;  // its registers (the driver's count) for the occupancy
+    try {
+      SimReport r = simulateKernel(*fn, launch, o);
+      row.predictedMs = r.json["timing"]["time_us"].get<double>() / 1000.0;
+      return "";
+    } catch (const std::exception& e) {
+      return std::string("simulation failed: ") + e.what();
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const SessionData> runSession(const SessionInputs& inputs, uint64_t generation, const PublishFn& publish,
+                                              const std::atomic<bool>* cancelled, Progress* progress) {
+  ProgressFn onProgress;
+  if (progress) {
+    progress->busy = true;
+    onProgress = [progress](float f, const std::string& s) {
+      progress->fraction = f;
+      progress->step = s;
+    };
+  }
+  Pipeline p(inputs, generation, publish, cancelled, onProgress);
+  auto result = p.run();
+  if (progress) *progress = Progress{false, 1.0f, "done"};
+  return result;
+}
+
+// ----- Session: the worker thread ---------------------------------------------------------------
+
+struct Session::Impl {
+  mutable std::mutex mutex;
+  std::condition_variable wake;          // the worker: a job or stop
+  mutable std::condition_variable done;  // waitFor: a job finished
+  std::optional<SessionInputs> pending;  // the newest job not yet started
+  uint64_t submitted = 0;                // generation of the newest submit()
+  uint64_t finished = 0;                 // newest generation whose job ran to its end
+  std::shared_ptr<const SessionData> current = std::make_shared<const SessionData>();
+  Progress progress;
+  std::atomic<bool> cancel{false};       // the running job is superseded
+  bool stop = false;
+  std::thread worker;
+
+  // Publishes `snap` unless a newer job was submitted meanwhile.
+  void publish(const std::shared_ptr<const SessionData>& snap) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (snap->generation == submitted) current = snap;
+  }
+
+  void loop() {
+    for (;;) {
+      SessionInputs job;
+      uint64_t generation = 0;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        wake.wait(lock, [&] { return stop || pending.has_value(); });
+        if (stop) return;
+        job = std::move(*pending);
+        pending.reset();
+        generation = submitted;
+        cancel = false;
+      }
+      auto onProgress = [this, generation](float f, const std::string& s) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (generation == submitted) progress = Progress{true, f, s};
+      };
+      Pipeline p(job, generation, [this](std::shared_ptr<const SessionData> s) { publish(s); }, &cancel, onProgress);
+      std::shared_ptr<const SessionData> result = p.run();
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (generation == submitted) {
+          current = result;
+          progress = Progress{false, 1.0f, "done"};
+        }
+        if (!cancel) finished = std::max(finished, generation);
+      }
+      done.notify_all();
+    }
+  }
+};
+
+Session::Session() : impl_(std::make_unique<Impl>()) {
+  impl_->worker = std::thread([this] { impl_->loop(); });
+}
+
+Session::~Session() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->stop = true;
+    impl_->cancel = true;
+  }
+  impl_->wake.notify_all();
+  impl_->worker.join();
+}
+
+uint64_t Session::submit(SessionInputs inputs) {
+  uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    generation = ++impl_->submitted;
+    impl_->pending = std::move(inputs);
+    impl_->cancel = true;  // the running job (if any) stops at its next step
+    impl_->progress = Progress{true, 0.0f, "queued"};
+  }
+  impl_->wake.notify_all();
+  return generation;
+}
+
+std::shared_ptr<const SessionData> Session::current() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->current;
+}
+
+Progress Session::progress() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->progress;
+}
+
+bool Session::waitFor(uint64_t generation, double timeoutSeconds) const {
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+  return impl_->done.wait_until(lock, deadline, [&] { return impl_->finished >= generation; });
+}
+
+}  // namespace tl::viz

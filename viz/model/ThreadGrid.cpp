@@ -1,0 +1,180 @@
+// ThreadGrid (see ThreadGrid.h): walks every (thread, register) of a layout once, as
+// stages/thread/OwnershipMap.cpp does, and files each into its element's owner list.
+#include "viz/model/ThreadGrid.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tl::viz {
+
+namespace {
+
+std::string shapeText(const Shape& shape) {
+  std::string s;
+  for (size_t d = 0; d < shape.size(); ++d) s += (d ? "x" : "") + std::to_string(shape[d]);
+  return s.empty() ? "scalar" : s;
+}
+
+// Why this (layout, shape) cannot be drawn, or "" when it can.
+std::string checkInput(const Layout& layout, const Shape& shape, int64_t maxOwners) {
+  if (shape.empty() || shape.size() > 2)
+    return "only 1-D and 2-D tiles can be drawn; this one is " + shapeText(shape) + " (rank " +
+           std::to_string(shape.size()) + ")";
+  if (layout.rank() != static_cast<int>(shape.size()))
+    return "the layout " + layout.str() + " is for rank " + std::to_string(layout.rank()) + ", the tile " +
+           shapeText(shape) + " has rank " + std::to_string(shape.size());
+  int64_t numel = 1;
+  for (int64_t s : shape) {
+    if (s < 1) return "the tile " + shapeText(shape) + " has an empty dimension";
+    if (numel > std::numeric_limits<int64_t>::max() / s) return "the tile " + shapeText(shape) + " is too large";
+    numel *= s;
+  }
+  int64_t regs = layout.elemsPerThread(shape);
+  if (regs < 1 || regs > maxOwners / std::max(1, layout.numThreads()))
+    return "the tile " + shapeText(shape) + " has " + std::to_string(regs) + " registers per thread x " +
+           std::to_string(layout.numThreads()) + " threads: too many to draw (at most " + std::to_string(maxOwners) +
+           " element copies)";
+  return "";
+}
+
+// Row-major element index of `c`, or -1 when a coordinate is outside the shape.
+int64_t elementIndex(const Shape& shape, const std::vector<int64_t>& c) {
+  if (c.size() != shape.size()) return -1;
+  int64_t idx = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (c[d] < 0 || c[d] >= shape[d]) return -1;
+    idx = idx * shape[d] + c[d];
+  }
+  return idx;
+}
+
+// Fills the per-warp boxes and the per-cell edge flags from the first owners.
+void computeOutlines(ThreadGrid& g) {
+  g.warps.assign(static_cast<size_t>(g.numWarps), WarpBox{});
+  for (int w = 0; w < g.numWarps; ++w) g.warps[static_cast<size_t>(w)].warp = w;
+  for (const ElementOwner& o : g.owners) ++g.warps[static_cast<size_t>(o.warp)].elementsHeld;
+
+  auto warpAt = [&](int64_t r, int64_t c) -> int {
+    if (r >= g.rows || c >= g.cols) return -1;
+    int64_t e = g.cellIndex(r, c);
+    return e < 0 ? -1 : g.firstOwner(e).warp;
+  };
+  g.warpEdges.assign(static_cast<size_t>(g.rows * g.cols), 0);
+  for (int64_t r = 0; r < g.rows; ++r) {
+    for (int64_t c = 0; c < g.cols; ++c) {
+      int w = warpAt(r, c);
+      if (w < 0) continue;
+      WarpBox& b = g.warps[static_cast<size_t>(w)];
+      if (b.cells++ == 0) {
+        b.rowMin = b.rowMax = r;
+        b.colMin = b.colMax = c;
+      } else {
+        b.rowMin = std::min(b.rowMin, r), b.rowMax = std::max(b.rowMax, r);
+        b.colMin = std::min(b.colMin, c), b.colMax = std::max(b.colMax, c);
+      }
+      uint8_t e = 0;
+      if (c + 1 < g.cols && warpAt(r, c + 1) != w) e |= ThreadGrid::kEdgeRight;
+      if (r + 1 < g.rows && warpAt(r + 1, c) != w) e |= ThreadGrid::kEdgeBottom;
+      g.warpEdges[static_cast<size_t>(r * g.cols + c)] = e;
+    }
+  }
+}
+
+}  // namespace
+
+int64_t ThreadGrid::cellIndex(int64_t row, int64_t col) const {
+  if (row < 0 || col < 0 || row >= rows || col >= cols) return -1;
+  int64_t e = row * cols + col;
+  return e < numel ? e : -1;
+}
+
+std::vector<int64_t> ThreadGrid::elementCoords(int64_t element) const {
+  if (shape.size() == 1) return {element};
+  return {element / shape[1], element % shape[1]};
+}
+
+std::span<const ElementOwner> ThreadGrid::ownersOf(int64_t element) const {
+  if (element < 0 || element >= numel) return {};
+  size_t b = static_cast<size_t>(ownerStart[static_cast<size_t>(element)]);
+  size_t e = static_cast<size_t>(ownerStart[static_cast<size_t>(element) + 1]);
+  return std::span<const ElementOwner>(owners.data() + b, e - b);
+}
+
+ThreadGrid buildThreadGrid(const Layout& layout, const Shape& shape, int64_t columns1D, int64_t maxOwners) {
+  ThreadGrid g;
+  g.shape = shape;
+  g.layoutText = layout.str();
+  g.error = checkInput(layout, shape, maxOwners);
+  if (!g.error.empty()) return g;
+
+  g.oneD = shape.size() == 1;
+  g.numel = g.oneD ? shape[0] : shape[0] * shape[1];
+  if (g.oneD) {
+    g.cols = std::clamp<int64_t>(columns1D, 1, g.numel);
+    g.rows = (g.numel + g.cols - 1) / g.cols;
+  } else {
+    g.rows = shape[0];
+    g.cols = shape[1];
+  }
+  g.numWarps = layout.numWarps();
+  g.regsPerThread = layout.elemsPerThread(shape);
+  g.replication = layout.replication(shape);
+
+  // Pass 1: the element of every (thread, register), in thread-then-register order.
+  const int threads = layout.numThreads();
+  std::vector<int64_t> elementOf(static_cast<size_t>(threads * g.regsPerThread));
+  g.ownerStart.assign(static_cast<size_t>(g.numel) + 1, 0);
+  for (int t = 0; t < threads; ++t) {
+    for (int64_t r = 0; r < g.regsPerThread; ++r) {
+      int64_t e = elementIndex(shape, layout.coords(shape, t, r));
+      if (e < 0) {
+        g.error = "the layout " + layout.str() + " maps thread " + std::to_string(t) + " register " +
+                  std::to_string(r) + " outside the " + shapeText(shape) + " tile";
+        return g;
+      }
+      elementOf[static_cast<size_t>(t * g.regsPerThread + r)] = e;
+      ++g.ownerStart[static_cast<size_t>(e) + 1];
+    }
+  }
+  // Pass 2: counts -> offsets, then file the owners (thread order is kept: a stable fill).
+  for (size_t e = 0; e < static_cast<size_t>(g.numel); ++e) {
+    if (g.ownerStart[e + 1] == 0) {
+      g.error = "the layout " + layout.str() + " leaves element " + std::to_string(e) + " of the " + shapeText(shape) +
+                " tile without an owner";
+      return g;
+    }
+    g.ownerStart[e + 1] += g.ownerStart[e];
+  }
+  g.owners.resize(elementOf.size());
+  std::vector<int64_t> next(g.ownerStart.begin(), g.ownerStart.end() - 1);
+  for (int t = 0; t < threads; ++t)
+    for (int64_t r = 0; r < g.regsPerThread; ++r) {
+      int64_t e = elementOf[static_cast<size_t>(t * g.regsPerThread + r)];
+      g.owners[static_cast<size_t>(next[static_cast<size_t>(e)]++)] = ElementOwner{t / kWarpSize, t % kWarpSize, r};
+    }
+
+  computeOutlines(g);
+  g.ok = true;
+  return g;
+}
+
+std::string describeElement(const ThreadGrid& g, int64_t element, int maxOthers) {
+  auto own = g.ownersOf(element);
+  if (own.empty()) return "";
+  auto c = g.elementCoords(element);
+  std::string s = "element (" + std::to_string(c[0]) + (c.size() > 1 ? ", " + std::to_string(c[1]) : "") + "): ";
+  const ElementOwner& o = own[0];
+  s += "warp " + std::to_string(o.warp) + ", lane " + std::to_string(o.lane) + ", register " + std::to_string(o.reg) +
+       " (thread " + std::to_string(o.thread()) + ")";
+  if (own.size() > 1) {
+    s += "; also held by ";
+    size_t shown = std::min(own.size() - 1, static_cast<size_t>(std::max(maxOthers, 0)));
+    for (size_t i = 1; i <= shown; ++i)
+      s += (i > 1 ? ", " : "") + std::string("w") + std::to_string(own[i].warp) + " lane " + std::to_string(own[i].lane) +
+           " r" + std::to_string(own[i].reg);
+    if (own.size() - 1 > shown) s += (shown ? ", " : "") + std::string("and ") + std::to_string(own.size() - 1 - shown) + " more";
+  }
+  return s;
+}
+
+}  // namespace tl::viz

@@ -1,0 +1,484 @@
+// The Latency hiding panel: the per-warp timeline of one simulated SM (sim/SmModel.h) with the
+// number of resident blocks as a slider, so a student watches memory waits get covered by other
+// warps' work as more warps share the SM; beside it the predicted time and why, the DRAM
+// bandwidth reached, Little's law (bytes in flight against the bytes that would saturate DRAM),
+// where warps spent their cycles, and the time against resident warps over every setting.
+//
+// Expects: a simulated SessionData with byResident (TimingResult per resident-block count,
+// byResident[r - 1]) and defaultResident. Guarantees: draws from viz/model/TimelineView.h (bars
+// merged below one pixel, so draw calls stay bounded at any zoom); hovering explains, only a
+// click changes UiState (sourceLine: the clicked segment's source line; residentBlocks: the
+// slider or a click on the curve). Zoom and scroll live in ImGui's per-window state storage.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include "viz/model/Palette.h"
+#include "viz/model/TimelineView.h"
+#include "viz/panels/Panels.h"
+
+namespace tl::viz {
+namespace {
+
+constexpr Rgba kAxis = rgba(170, 170, 180);
+constexpr Rgba kGrid = rgba(255, 255, 255, 28);
+constexpr Rgba kPlotBg = rgba(24, 24, 30);
+constexpr float kLabelWidth = 64;
+constexpr float kStatsWidth = 400;
+
+std::string withCommas(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0f", std::fabs(v));
+  std::string digits = buf, s = v < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
+  return s;
+}
+
+// The text of 1-based line `line` of `source` ("" when out of range), without leading blanks.
+std::string sourceLineText(const std::string& source, uint32_t line) {
+  if (line == 0) return "";
+  std::istringstream in(source);
+  std::string text;
+  for (uint32_t i = 1; std::getline(in, text); ++i)
+    if (i == line) return text.substr(std::min(text.find_first_not_of(" \t"), text.size()));
+  return "";
+}
+
+// The thread-IR instruction's mnemonic ("ld_global"), when the detail has it.
+std::string instrText(const SessionData& data, int32_t instr) {
+  if (instr < 0) return "";
+  if (data.detail && size_t(instr) < data.detail->instrs.size() && data.detail->instrs[size_t(instr)])
+    return std::string(mnemonic(data.detail->instrs[size_t(instr)]->kind)) + " (#" + std::to_string(instr) + ")";
+  return "#" + std::to_string(instr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The timeline.
+
+// Where the bars go and how cycles map to pixels.
+struct TimeAxis {
+  float x0 = 0, x1 = 1;  // screen x of the window's first and last cycle
+  CycleWindow window;
+  double clockGHz = 1;
+  float px(double cycle) const {
+    return x0 + float((cycle - double(window.start)) / double(window.end - window.start)) * (x1 - x0);
+  }
+  double cycleAt(float x) const {
+    return double(window.start) + double((x - x0) / (x1 - x0)) * double(window.end - window.start);
+  }
+  double cyclesPerPixel() const { return double(window.end - window.start) / std::max(1.0f, x1 - x0); }
+};
+
+void drawTimeAxis(ImDrawList* dl, const TimeAxis& ax, ImVec2 topLeft, float height) {
+  char buf[48];
+  float lineH = ImGui::GetTextLineHeight();
+  int maxTicks = std::max(2, int((ax.x1 - ax.x0) / 90));
+  dl->AddText(ImVec2(topLeft.x, topLeft.y), kAxis, "cycles");
+  dl->AddText(ImVec2(topLeft.x, topLeft.y + lineH), kAxis, "us");
+  for (double c : niceTicks(double(ax.window.start), double(ax.window.end), maxTicks).values) {
+    float x = ax.px(c);
+    dl->AddLine(ImVec2(x, topLeft.y + 2 * lineH), ImVec2(x, topLeft.y + height), kAxis);
+    std::snprintf(buf, sizeof buf, "%s", withCommas(c).c_str());
+    float w = ImGui::CalcTextSize(buf).x;
+    dl->AddText(ImVec2(x - w / 2, topLeft.y), rgba(220, 220, 225), buf);
+    std::snprintf(buf, sizeof buf, "%.3g", c / ax.clockGHz / 1000.0);
+    w = ImGui::CalcTextSize(buf).x;
+    dl->AddText(ImVec2(x - w / 2, topLeft.y + lineH), kAxis, buf);
+  }
+}
+
+// Zoom and scroll: visible width = total / zoom, starting at `start`. Kept per window in
+// ImGui's state storage, so two windows on two kernels keep their own.
+struct ZoomState {
+  float* zoom;
+  int* start;
+};
+
+ZoomState zoomState() {
+  ImGuiStorage* s = ImGui::GetStateStorage();
+  return {s->GetFloatRef(ImGui::GetID("timeline_zoom"), 1.0f), s->GetIntRef(ImGui::GetID("timeline_start"), 0)};
+}
+
+void drawBarTooltip(const SessionData& data, const TimelineRow& row, const TimelineBar& b, double clockGHz) {
+  ImGui::BeginTooltip();
+  Rgba c = warpStateColor(b.state);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(c), "%s", warpStateName(b.state));
+  ImGui::SameLine();
+  ImGui::Text(" block %lld, warp %d (slot %d)", static_cast<long long>(row.block), row.warp, row.slot);
+  ImGui::Text("cycles %s .. %s: %s cycles (%.3f us)", withCommas(double(b.start)).c_str(),
+              withCommas(double(b.end)).c_str(), withCommas(double(b.end - b.start)).c_str(),
+              double(b.end - b.start) / clockGHz / 1000.0);
+  if (b.merged > 1) {
+    ImGui::TextDisabled("%d segments narrower than a pixel, drawn as one:", b.merged);
+    double total = double(b.end - b.start);
+    for (int s = 0; s < kWarpStates; ++s)
+      if (b.cycles[s] > 0)
+        ImGui::BulletText("%s %.0f%% (%s cycles)", warpStateName(static_cast<WarpState>(s)),
+                          100.0 * double(b.cycles[s]) / total, withCommas(double(b.cycles[s])).c_str());
+  }
+  std::string ins = instrText(data, b.instr);
+  if (!ins.empty()) {
+    const char* what = b.state == WarpState::Issuing ? "issuing"
+                       : b.state == WarpState::Idle  ? "ready to issue"
+                                                     : "waiting for";
+    ImGui::Text("%s %s%s", what, ins.c_str(), b.merged > 1 ? "  (the longest segment's)" : "");
+  }
+  if (b.loc.known()) {
+    ImGui::Text("source line %u:%u", b.loc.line, b.loc.col);
+    std::string text = sourceLineText(data.source, b.loc.line);
+    if (!text.empty()) ImGui::TextColored(ImVec4(0.6f, 0.85f, 1, 1), "  %s", text.c_str());
+    ImGui::TextDisabled("click: select this line in every panel");
+  }
+  ImGui::EndTooltip();
+}
+
+void drawTimeline(const SessionData& data, const TimingResult& t, UiState& ui) {
+  if (t.timeline.empty()) {
+    ImGui::TextWrapped("No timeline segments were recorded for this run (timelineBlocks was 0).");
+    return;
+  }
+  ZoomState z = zoomState();
+  // The time axis spans the recorded warps' activity: after its last block exits a warp only
+  // waits, "done", for the rest of the SM (on a long grid, for tens of thousands of cycles).
+  int64_t runEnd = 0, activeEnd = 0;
+  for (const WarpSegment& s : t.timeline) {
+    runEnd = std::max(runEnd, s.end);
+    if (s.state != WarpState::Done) activeEnd = std::max(activeEnd, s.end);
+  }
+  int64_t total = std::max<int64_t>(std::min(runEnd, activeEnd + activeEnd / 20 + 1), 1);
+  float maxZoom = std::max(1.0f, float(total) / 40.0f);  // at most zoom in to 40 cycles
+  *z.zoom = std::clamp(*z.zoom, 1.0f, maxZoom);
+
+  // Controls: zoom, scroll, fit.
+  ImGui::PushItemWidth(200);
+  ImGui::SliderFloat("zoom", z.zoom, 1.0f, maxZoom, "%.1fx",
+                     ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Mouse wheel over the timeline zooms around the mouse;\n"
+        "shift + wheel or right-drag scrolls.");
+  ImGui::SameLine();
+  int64_t width = std::max<int64_t>(1, int64_t(double(total) / double(*z.zoom)));
+  int maxStart = int(std::max<int64_t>(0, total - width));
+  ImGui::SliderInt("from cycle", z.start, 0, std::max(maxStart, 1), "%d", ImGuiSliderFlags_AlwaysClamp);
+  ImGui::PopItemWidth();
+  ImGui::SameLine();
+  if (ImGui::Button("fit")) *z.zoom = 1, *z.start = 0;
+  CycleWindow win = clampWindow(*z.start, width, total);
+  *z.start = int(win.start);
+
+  // Geometry: an axis strip, then the rows (scrolling vertically when they do not fit).
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  float lineH = ImGui::GetTextLineHeight();
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  float scrollbar = ImGui::GetStyle().ScrollbarSize;
+  TimeAxis ax;
+  ImVec2 axisPos = ImGui::GetCursorScreenPos();
+  ax.x0 = axisPos.x + kLabelWidth;
+  ax.x1 = axisPos.x + std::max(avail.x - scrollbar - 4, kLabelWidth + 100);
+  ax.window = win;
+  ax.clockGHz = t.clockGHz > 0 ? t.clockGHz : 1.0;
+  float axisH = 2 * lineH + 6;
+  ImGui::Dummy(ImVec2(avail.x, axisH));
+
+  TimelineView v = timelineView(t.timeline, win, ax.cyclesPerPixel());
+  // Rows share the height (4 to 30 px each); when they need less, the legend follows them.
+  float rowsAvail = std::max(ImGui::GetContentRegionAvail().y - 2 * ImGui::GetTextLineHeightWithSpacing() - 8, 60.0f);
+  float rowH = std::clamp(std::floor(rowsAvail / float(std::max<size_t>(v.rows.size(), 1))), 4.0f, 30.0f);
+  float rowsH = std::min(rowsAvail, rowH * float(v.rows.size()) + 4);
+  drawTimeAxis(dl, ax, axisPos, axisH + rowsH);
+
+  bool overflow = rowH * float(v.rows.size()) > rowsAvail + 0.5f;
+  ImGui::BeginChild("timeline_rows", ImVec2(avail.x, rowsH), false,
+                    ImGuiWindowFlags_NoScrollWithMouse | (overflow ? ImGuiWindowFlags_AlwaysVerticalScrollbar : 0));
+  ImDrawList* cl = ImGui::GetWindowDrawList();
+  ImVec2 top = ImGui::GetCursorScreenPos();  // already shifted by the vertical scroll
+  ImVec2 clipLo = ImGui::GetWindowPos();
+  float clipHi = clipLo.y + ImGui::GetWindowHeight();
+  cl->AddRectFilled(ImVec2(ax.x0, std::max(top.y, clipLo.y)), ImVec2(ax.x1, clipHi), kPlotBg);
+  float barH = std::max(2.0f, rowH - (rowH >= 8 ? 2.0f : 1.0f));
+  bool smallFont = rowH < lineH;
+  for (size_t r = 0; r < v.rows.size(); ++r) {
+    float y = top.y + float(r) * rowH;
+    if (y + rowH < clipLo.y || y > clipHi) continue;  // off screen
+    const TimelineRow& row = v.rows[r];
+    // Label: "b0 w1" in the block's hue (every row when they fit, else each block's first).
+    if (!smallFont || row.warp == 0) {
+      char label[32];
+      std::snprintf(label, sizeof label, "b%lld w%d", static_cast<long long>(row.block), row.warp);
+      cl->AddText(ImVec2(top.x, y + (rowH - lineH) / 2), warpColor(int(row.block)), label);
+    }
+    if (row.warp == 0 && r > 0) cl->AddLine(ImVec2(top.x, y), ImVec2(ax.x1, y), rgba(255, 255, 255, 40));
+    for (const TimelineBar& b : v.bars[r]) {
+      float a = std::floor(ax.px(double(b.start))), e = std::max(a + 1.0f, std::floor(ax.px(double(b.end))));
+      cl->AddRectFilled(ImVec2(a, y), ImVec2(e, y + barH), warpStateColor(b.state));
+      if (ui.sourceLine > 0 && b.loc.line == uint32_t(ui.sourceLine) && b.state != WarpState::Done)
+        cl->AddRect(ImVec2(a, y), ImVec2(e, y + barH), rgba(255, 255, 0), 0, 0, 1.5f);
+    }
+  }
+  for (double c : niceTicks(double(win.start), double(win.end), std::max(2, int((ax.x1 - ax.x0) / 90))).values)
+    cl->AddLine(ImVec2(ax.px(c), clipLo.y), ImVec2(ax.px(c), clipHi), kGrid);
+  ImGui::Dummy(ImVec2(avail.x - scrollbar, float(v.rows.size()) * rowH));
+
+  // Mouse: wheel zooms around the cursor, shift+wheel and right-drag scroll, hover explains,
+  // a click selects the segment's source line.
+  if (ImGui::IsWindowHovered()) {
+    ImGuiIO& io = ImGui::GetIO();
+    ImVec2 m = io.MousePos;
+    bool inBars = m.x >= ax.x0 && m.x < ax.x1;
+    if (io.MouseWheel != 0 && inBars) {
+      if (io.KeyShift) {
+        *z.start = int(clampWindow(win.start - int64_t(io.MouseWheel * double(width) / 10), width, total).start);
+      } else {
+        double at = ax.cycleAt(m.x);
+        float newZoom = std::clamp(*z.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, maxZoom);
+        int64_t newWidth = std::max<int64_t>(1, int64_t(double(total) / double(newZoom)));
+        double frac = double(m.x - ax.x0) / double(ax.x1 - ax.x0);
+        *z.zoom = newZoom;
+        *z.start = int(clampWindow(int64_t(at - frac * double(newWidth)), newWidth, total).start);
+      }
+    }
+    if (ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
+      double dc = double(io.MouseDelta.x) * ax.cyclesPerPixel();
+      *z.start = int(clampWindow(win.start - int64_t(dc), width, total).start);
+    }
+    size_t r = m.y >= top.y ? size_t((m.y - top.y) / rowH) : v.rows.size();
+    if (inBars && r < v.rows.size() && m.y - top.y - float(r) * rowH <= barH) {
+      double c = ax.cycleAt(m.x);
+      const auto& bars = v.bars[r];
+      auto it = std::upper_bound(bars.begin(), bars.end(), c,
+                                 [](double x, const TimelineBar& b) { return x < double(b.start); });
+      // The bar under the mouse; a bar drawn 1 px wide may extend past its end cycle.
+      if (it != bars.begin()) {
+        const TimelineBar& b = *std::prev(it);
+        if (c < double(b.end) + ax.cyclesPerPixel()) {
+          drawBarTooltip(data, v.rows[r], b, ax.clockGHz);
+          if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && b.loc.known()) ui.sourceLine = int(b.loc.line);
+        }
+      }
+    }
+  }
+  ImGui::EndChild();
+
+  // Legend and what is drawn.
+  for (int s = 0; s < kWarpStates; ++s) {
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + 14, p.y + lineH - 2),
+                      warpStateColor(static_cast<WarpState>(s)));
+    ImGui::Dummy(ImVec2(16, lineH));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(warpStateName(static_cast<WarpState>(s)));
+    ImGui::SameLine(0, 14);
+  }
+  ImGui::NewLine();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped(
+      "%zu warps of the SM's first %zu of %lld blocks; %zu segments drawn as %zu bars (those "
+      "narrower than a pixel merged); the SM runs to cycle %s",
+      v.rows.size(), v.rows.empty() ? size_t(0) : size_t(v.rows.back().block + 1),
+      static_cast<long long>(t.blocksSimulated), v.segments, v.drawn, withCommas(double(t.simulatedCycles)).c_str());
+  ImGui::PopStyleColor();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Beside the timeline.
+
+// A horizontal bar filled to `fraction` with a text over it.
+void meter(float fraction, Rgba color, const std::string& text, float width) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  float h = ImGui::GetTextLineHeight() + 4;
+  dl->AddRectFilled(p, ImVec2(p.x + width, p.y + h), rgba(45, 45, 52));
+  dl->AddRectFilled(p, ImVec2(p.x + width * std::clamp(fraction, 0.0f, 1.0f), p.y + h), color);
+  if (fraction > 1) dl->AddText(ImVec2(p.x + width - 10, p.y + 2), rgba(255, 255, 255), ">");
+  dl->AddText(ImVec2(p.x + 5, p.y + 3), rgba(0, 0, 0), text.c_str());  // a shadow: readable on both parts
+  dl->AddText(ImVec2(p.x + 4, p.y + 2), rgba(255, 255, 255), text.c_str());
+  ImGui::Dummy(ImVec2(width, h));
+}
+
+void drawStateBar(const TimingResult& t, float width) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  float h = 22, x = p.x;
+  ImGui::InvisibleButton("states", ImVec2(width, h));
+  bool hovered = ImGui::IsItemHovered();
+  float mx = ImGui::GetIO().MousePos.x;
+  for (int s = 0; s < kWarpStates; ++s) {
+    float w = float(t.warpStateShare[size_t(s)]) * width;
+    if (w <= 0) continue;
+    Rgba c = warpStateColor(static_cast<WarpState>(s));
+    dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + w, p.y + h), c);
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%.0f%%", 100 * t.warpStateShare[size_t(s)]);
+    if (ImGui::CalcTextSize(buf).x + 4 < w) dl->AddText(ImVec2(x + 3, p.y + 4), textColorOn(c), buf);
+    if (hovered && mx >= x && mx < x + w)
+      ImGui::SetTooltip(
+          "%s: %.1f%% of the warp-cycles before each warp exits\n(Nsight Compute: warp state "
+          "statistics)",
+          warpStateName(static_cast<WarpState>(s)), 100 * t.warpStateShare[size_t(s)]);
+    x += w;
+  }
+}
+
+// Predicted time against resident warps, every r; the current one marked; DRAM's floor dashed.
+void drawResidentCurve(const SessionData& data, int current, UiState& ui, ImVec2 size) {
+  const auto& rs = data.byResident;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("resident_curve", size);
+  bool hovered = ImGui::IsItemHovered(), clicked = ImGui::IsItemClicked();
+  float lineH = ImGui::GetTextLineHeight();
+  ImVec2 lo(o.x + 40, o.y + 6), hi(o.x + size.x - 8, o.y + size.y - 2 * lineH - 4);
+  double xMax = 1, yMax = 0;
+  for (const TimingResult& t : rs) {
+    xMax = std::max(xMax, double(t.residentWarpsPerSM));
+    yMax = std::max(yMax, t.timeUs);
+  }
+  yMax = yMax > 0 ? yMax * 1.1 : 1;
+  auto at = [&](double x, double y) {
+    return ImVec2(lo.x + float(x / xMax) * (hi.x - lo.x), hi.y - float(y / yMax) * (hi.y - lo.y));
+  };
+  dl->AddRectFilled(lo, hi, kPlotBg);
+  char buf[32];
+  for (double y : niceTicks(0, yMax, 4).values) {
+    ImVec2 p = at(0, y);
+    dl->AddLine(ImVec2(lo.x, p.y), ImVec2(hi.x, p.y), kGrid);
+    std::snprintf(buf, sizeof buf, "%g", y);
+    dl->AddText(ImVec2(lo.x - ImGui::CalcTextSize(buf).x - 4, p.y - lineH / 2), kAxis, buf);
+  }
+  for (double x : niceTicks(0, xMax, 6).values) {
+    ImVec2 p = at(x, 0);
+    std::snprintf(buf, sizeof buf, "%g", x);
+    dl->AddText(ImVec2(p.x - ImGui::CalcTextSize(buf).x / 2, hi.y + 2), kAxis, buf);
+  }
+  dl->AddText(ImVec2(lo.x, hi.y + lineH + 2), kAxis, "resident warps per SM   (y: predicted us)");
+  dl->AddRect(lo, hi, kAxis);
+  // The floor no number of warps beats: every byte at the DRAM bandwidth, plus the launch.
+  if (!rs.empty() && rs.back().bandwidthBoundUs > 0) {
+    double floorUs = rs.back().bandwidthBoundUs + (rs.back().timeUs - rs.back().smTimeUs);
+    for (float x = lo.x; x < hi.x; x += 10)
+      dl->AddLine(ImVec2(x, at(0, floorUs).y), ImVec2(std::min(x + 5, hi.x), at(0, floorUs).y), rgba(66, 165, 245));
+    dl->AddText(ImVec2(hi.x - 90, at(0, floorUs).y - lineH), rgba(66, 165, 245), "DRAM bound");
+  }
+  for (size_t i = 1; i < rs.size(); ++i)
+    dl->AddLine(at(rs[i - 1].residentWarpsPerSM, rs[i - 1].timeUs), at(rs[i].residentWarpsPerSM, rs[i].timeUs),
+                rgba(220, 220, 230), 1.5f);
+  int hoverIdx = -1;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    ImVec2 p = at(rs[i].residentWarpsPerSM, rs[i].timeUs);
+    bool cur = int(i) + 1 == current;
+    dl->AddCircleFilled(p, cur ? 6.0f : 3.0f, cur ? rgba(255, 214, 0) : rgba(220, 220, 230));
+    if (int(i) + 1 == data.defaultResident) dl->AddCircle(p, 9.0f, rgba(255, 255, 255), 0, 1.0f);
+    ImVec2 m = ImGui::GetIO().MousePos;
+    if (hovered && std::fabs(m.x - p.x) < 6 && (hoverIdx < 0 || std::fabs(m.y - p.y) < 40)) hoverIdx = int(i);
+  }
+  if (hoverIdx >= 0) {
+    const TimingResult& t = rs[size_t(hoverIdx)];
+    ImGui::SetTooltip(
+        "%d resident blocks = %d warps per SM%s\npredicted %.2f us, limited by %s\nDRAM %.0f GB/s "
+        "achieved\nclick: show this timeline",
+        hoverIdx + 1, t.residentWarpsPerSM, hoverIdx + 1 == data.defaultResident ? " (the occupancy's)" : "", t.timeUs,
+        timeLimiterName(t.limiter), t.achievedDramGBs);
+    if (clicked) ui.residentBlocks = hoverIdx + 1;
+  }
+}
+
+void drawStats(const SessionData& data, const TimingResult& t, int r, UiState& ui) {
+  float w = ImGui::GetContentRegionAvail().x;
+  ImGui::Text("predicted time  %.2f us", t.timeUs);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "SM %.2f us (%s cycles at %.2f GHz) + launch %.2f us (an assumption)\n%lld blocks on the "
+        "busiest SM of %d active SMs%s",
+        t.smTimeUs, withCommas(double(t.cycles)).c_str(), t.clockGHz, t.timeUs - t.smTimeUs,
+        static_cast<long long>(t.blocksPerSM), t.activeSMs,
+        t.extrapolated ? "\n(extrapolated from the simulated blocks' steady state)" : "");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s cycles on the busiest SM (%lld blocks of %s), %d resident blocks = %d warps",
+                     withCommas(double(t.cycles)).c_str(), static_cast<long long>(t.blocksPerSM),
+                     data.kernelName.c_str(), r, t.residentWarpsPerSM);
+  ImGui::PopStyleColor();
+  ImGui::Text("limited by ");
+  ImGui::SameLine(0, 0);
+  ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1), "%s", timeLimiterName(t.limiter));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+  ImGui::TextWrapped("%s", t.limiterWhy.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::Spacing();
+
+  ImGui::TextUnformatted("DRAM bandwidth achieved");
+  double bw = data.gpu.dramBandwidthGBs;
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%.0f of %.0f GB/s (%.0f%%)", t.achievedDramGBs, bw,
+                bw > 0 ? 100 * t.achievedDramGBs / bw : 0.0);
+  meter(bw > 0 ? float(t.achievedDramGBs / bw) : 0, rgba(66, 165, 245), buf, w);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "whole-kernel DRAM bytes / predicted time (%s B / %.2f us);\nthe SM's DRAM share was busy "
+        "%.0f%% of its cycles",
+        withCommas(t.dramBytes).c_str(), t.timeUs, 100 * t.dramUtilization);
+  ImGui::TextUnformatted("bytes in flight (Little's law)");
+  std::snprintf(buf, sizeof buf, "%s of %s B to saturate", withCommas(t.dramBytesInFlight).c_str(),
+                withCommas(t.littleBytesToSaturate).c_str());
+  meter(t.littleBytesToSaturate > 0 ? float(t.dramBytesInFlight / t.littleBytesToSaturate) : 0, rgba(255, 152, 0), buf,
+        w);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "in flight: the SM's average DRAM bytes outstanding (mean latency %.0f cycles)\n"
+        "to saturate = the SM's DRAM share x DRAM latency = %.1f B/cycle x %d cycles\n"
+        "more warps (or more bytes per warp) in flight until the bar is full",
+        t.dramMeanLatency, t.dramBytesPerCycleSM, data.gpu.dramLatencyCycles);
+  ImGui::Spacing();
+  ImGui::TextUnformatted("where warps spent their cycles");
+  drawStateBar(t, w);
+  ImGui::Spacing();
+  ImGui::TextUnformatted("time falls until bandwidth saturates");
+  drawResidentCurve(data, r, ui, ImVec2(w, std::clamp(ImGui::GetContentRegionAvail().y, 140.0f, 260.0f)));
+}
+
+}  // namespace
+
+void drawLatencyPanel(const SessionData& data, UiState& ui) {
+  if (drawNotReady(data, true)) return;
+  if (data.byResident.empty()) {
+    ImGui::TextWrapped(
+        "No timing results: the timing model did not run for this kernel (see the errors, or "
+        "the report's \"timing\" section).");
+    return;
+  }
+  int maxR = int(data.byResident.size());
+  if (ui.residentBlocks <= 0) ui.residentBlocks = std::clamp(data.defaultResident, 1, maxR);
+  ui.residentBlocks = std::clamp(ui.residentBlocks, 1, maxR);
+
+  ImGui::PushItemWidth(260);
+  ImGui::SliderInt("resident blocks per SM", &ui.residentBlocks, 1, maxR, "%d", ImGuiSliderFlags_AlwaysClamp);
+  ImGui::PopItemWidth();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "How many blocks share the SM at once. The occupancy allows %d (the default);\n"
+        "fewer shows what happens with less latency hiding.",
+        data.defaultResident);
+  const TimingResult& t = data.byResident[size_t(ui.residentBlocks - 1)];
+  ImGui::SameLine();
+  ImGui::Text("= %d warps per SM%s", t.residentWarpsPerSM,
+              ui.residentBlocks == data.defaultResident ? " (the occupancy's)" : "");
+
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  float left = std::max(300.0f, avail.x - kStatsWidth - ImGui::GetStyle().ItemSpacing.x);
+  ImGui::BeginChild("latency_timeline", ImVec2(left, 0));
+  drawTimeline(data, t, ui);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("latency_stats", ImVec2(0, 0));
+  drawStats(data, t, ui.residentBlocks, ui);
+  ImGui::EndChild();
+}
+
+}  // namespace tl::viz

@@ -1,0 +1,287 @@
+// The Threads panel: which warp and lane own which element of a chosen tile value, as a grid
+// of colored cells — a cell's hue is its warp, its lightness its lane (Palette laneColor) —
+// with warp boundaries outlined, replicated elements marked and a tooltip naming every owner.
+//
+// Expects: SessionData::values (the layout-annotated block IR's tile values, from the Compiled
+// phase on).
+// Guarantees: the owners come from viz/model/ThreadGrid (Layout::coords, as the lowering uses),
+// computed once per (snapshot, value, columns) and cached; each frame draws only the cells in
+// view, and cells shrink to at most 2 px before the grid scrolls, so a large tile never costs
+// millions of rectangles; a rank-3 value or a tile too large to compute says so instead.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "viz/model/Palette.h"
+#include "viz/model/ThreadGrid.h"
+#include "viz/panels/Panels.h"
+
+namespace tl::viz {
+
+namespace {
+
+// The computed grid of the value on screen, kept until the snapshot, value or folding changes.
+struct GridCache {
+  const SessionData* data = nullptr;
+  uint64_t generation = 0;
+  std::string value;
+  int64_t columns1D = 0;
+  ThreadGrid grid;
+};
+
+struct ThreadsState {
+  GridCache cache;
+  int columns1D = 32;  // a 1-D value is drawn as rows of this many elements
+};
+
+ThreadsState& state() {
+  static ThreadsState s;
+  return s;
+}
+
+// The value the panel shows when the user has not chosen one: the first load's result (found
+// in the layouts stage's text, `%x = load ...`), else the first 2-D value, else the first.
+const LayoutValue* defaultValue(const SessionData& data) {
+  for (const StageText& st : data.stages) {
+    if (st.name != "layouts" && st.name != "block IR") continue;
+    size_t at = st.text.find(" = load ");
+    if (at == std::string::npos) continue;
+    size_t start = st.text.rfind('\n', at);
+    start = start == std::string::npos ? 0 : start + 1;
+    std::string name = st.text.substr(start, at - start);
+    name.erase(0, name.find_first_not_of(' '));
+    for (const LayoutValue& v : data.values)
+      if (v.name == name) return &v;
+  }
+  for (const LayoutValue& v : data.values)
+    if (v.shape.size() == 2) return &v;
+  return data.values.empty() ? nullptr : &data.values.front();
+}
+
+const LayoutValue* chosenValue(const SessionData& data, const UiState& ui) {
+  for (const LayoutValue& v : data.values)
+    if (v.name == ui.value) return &v;
+  return defaultValue(data);
+}
+
+std::string valueLabel(const LayoutValue& v) {
+  std::string s = v.name + " : " + v.typeText;
+  if (v.loc.line > 0) s += "  (line " + std::to_string(v.loc.line) + ")";
+  return s;
+}
+
+const ThreadGrid& gridFor(const SessionData& data, const LayoutValue& v, ThreadsState& s) {
+  GridCache& c = s.cache;
+  int64_t cols = v.shape.size() == 1 ? s.columns1D : 0;
+  if (c.data != &data || c.generation != data.generation || c.value != v.name || c.columns1D != cols) {
+    c.data = &data;
+    c.generation = data.generation;
+    c.value = v.name;
+    c.columns1D = cols;
+    c.grid = buildThreadGrid(*v.layout, v.shape, std::max<int64_t>(cols, 1));
+  }
+  return c.grid;
+}
+
+// The legend: one swatch per warp (its hue and where its cells are), the lane ramp, the marks.
+void drawLegend(const ThreadGrid& g) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float sw = ImGui::GetTextLineHeight();
+  for (const WarpBox& b : g.warps) {
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    // The warp's lane ramp in a small strip: lane 0 on the left, lane 31 on the right.
+    for (int l = 0; l < 32; ++l)
+      dl->AddRectFilled(ImVec2(p.x + static_cast<float>(l) * sw * 2 / 32, p.y),
+                        ImVec2(p.x + static_cast<float>(l + 1) * sw * 2 / 32, p.y + sw), laneColor(b.warp, l));
+    ImGui::Dummy(ImVec2(sw * 2, sw));
+    ImGui::SameLine();
+    if (b.cells > 0)
+      ImGui::Text("warp %d: %lld cells, rows %lld-%lld, cols %lld-%lld", b.warp, static_cast<long long>(b.cells),
+                  static_cast<long long>(b.rowMin), static_cast<long long>(b.rowMax), static_cast<long long>(b.colMin),
+                  static_cast<long long>(b.colMax));
+    else
+      ImGui::Text("warp %d: only replicas (%lld element copies)", b.warp, static_cast<long long>(b.elementsHeld));
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("warp %d holds %lld (element, lane) pairs; its hue is warpColor(%d), lighter for higher lanes",
+                        b.warp, static_cast<long long>(b.elementsHeld), b.warp);
+  }
+  ImGui::Spacing();
+  ImGui::TextDisabled("hue = warp, lightness = lane (0 dark .. 31 light); white lines = warp boundaries; outlined = the hovered thread's registers");
+  if (static_cast<int64_t>(g.owners.size()) > g.numel)  // some element has several owners
+    ImGui::TextDisabled("white corner = element held by more than one thread (color: the lowest thread)");
+}
+
+// The grid itself, in a scrolling child; only visible cells are drawn.
+void drawGrid(const ThreadGrid& g, float height) {
+  // Cell size: as wide as fits (at most 48 px); a wide tile whose cells would be narrower than
+  // 16 px gets readable 20 px cells and scrolls sideways (up to 256 columns), beyond that cells
+  // shrink to fit, never below 4 px (so at most ~70k cells are ever in view). Rows fill the
+  // height, between 16 px (then the grid scrolls) and 24 px (or the width), and a cell is at
+  // most twice as wide as tall.
+  const float labelW = 44, headerH = ImGui::GetTextLineHeight() + 4;
+  const float fitW = std::floor((ImGui::GetContentRegionAvail().x - labelW - 16) / static_cast<float>(g.cols));
+  const float fitH = std::floor((height - headerH - 8) / static_cast<float>(g.rows));
+  float cw = fitW >= 16 ? std::min(fitW, 48.0f) : (g.cols <= 256 ? 20.0f : std::max(fitW, 4.0f));
+  float ch = std::min(std::clamp(fitH, std::min(16.0f, cw), std::max(24.0f, cw)), 40.0f);
+  ch = std::max(ch, 4.0f);
+  cw = std::min(cw, 2 * ch);
+  const float cell = std::min(cw, ch);  // for marks and thresholds
+  const ImVec2 content(labelW + cw * static_cast<float>(g.cols) + 4, headerH + ch * static_cast<float>(g.rows) + 4);
+  if (content.x > ImGui::GetContentRegionAvail().x || content.y > height)  // the child scrolls
+    ImGui::TextDisabled("%lld x %lld cells of %.0f x %.0f px: scroll to see the whole tile", static_cast<long long>(g.rows),
+                        static_cast<long long>(g.cols), cw, ch);
+  ImGui::SetNextWindowContentSize(content);
+  // No taller than the grid (the legend follows right under it).
+  const float childH = std::min(height, content.y + ImGui::GetStyle().ScrollbarSize + 6);
+  ImGui::BeginChild("##grid", ImVec2(0, childH), false, ImGuiWindowFlags_HorizontalScrollbar);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();  // content top-left (scrolled)
+  const ImVec2 gridTL(origin.x + labelW, origin.y + headerH);
+  const ImVec2 winTL = ImGui::GetWindowPos(), winSize = ImGui::GetWindowSize();
+
+  // Visible cell range.
+  auto clampIdx = [](float v, int64_t n) { return std::clamp<int64_t>(static_cast<int64_t>(v), 0, n); };
+  int64_t r0 = clampIdx((winTL.y - gridTL.y) / ch, g.rows), r1 = clampIdx((winTL.y + winSize.y - gridTL.y) / ch + 1, g.rows);
+  int64_t c0 = clampIdx((winTL.x - gridTL.x) / cw, g.cols), c1 = clampIdx((winTL.x + winSize.x - gridTL.x) / cw + 1, g.cols);
+
+  // The hovered cell, and the thread under it (its other registers get an outline).
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  int64_t hr = -1, hc = -1, hoverElem = -1;
+  if (ImGui::IsWindowHovered() && mouse.x >= gridTL.x && mouse.y >= gridTL.y) {
+    hr = static_cast<int64_t>((mouse.y - gridTL.y) / ch);
+    hc = static_cast<int64_t>((mouse.x - gridTL.x) / cw);
+    hoverElem = g.cellIndex(hr, hc);
+  }
+  const int hoverThread = hoverElem >= 0 ? g.firstOwner(hoverElem).thread() : -1;
+
+  // Cells are inset by a pixel (a dark grid) when large enough; warp boundaries are white.
+  const ImU32 edgeCol = IM_COL32(255, 255, 255, 255);
+  const float edgeW = cell >= 8 ? 2.5f : 1.0f, inset = cell >= 8 ? 1.0f : 0.0f;
+  const bool labels = cell >= 18;
+  char buf[32];
+  for (int64_t r = r0; r < r1; ++r) {
+    for (int64_t c = c0; c < c1; ++c) {
+      int64_t e = g.cellIndex(r, c);
+      if (e < 0) continue;
+      ImVec2 a(gridTL.x + static_cast<float>(c) * cw, gridTL.y + static_cast<float>(r) * ch);
+      ImVec2 b(a.x + cw, a.y + ch);
+      auto owners = g.ownersOf(e);
+      const ElementOwner& o = owners[0];
+      Rgba col = laneColor(o.warp, o.lane);
+      dl->AddRectFilled(ImVec2(a.x + inset, a.y + inset), b, col);
+      if (owners.size() > 1 && cell >= 5)  // replicated: a corner mark
+        dl->AddTriangleFilled(ImVec2(b.x - cell * 0.4f, a.y), ImVec2(b.x, a.y), ImVec2(b.x, a.y + cell * 0.4f),
+                              IM_COL32(255, 255, 255, 230));
+      if (labels) {
+        std::snprintf(buf, sizeof buf, "%d", o.lane);
+        ImVec2 ts = ImGui::CalcTextSize(buf);
+        dl->AddText(ImVec2(a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2), textColorOn(col), buf);
+      }
+      if (hoverThread >= 0) {
+        for (const ElementOwner& ow : owners)
+          if (ow.thread() == hoverThread) {
+            dl->AddRect(ImVec2(a.x + 2, a.y + 2), ImVec2(b.x - 1, b.y - 1), IM_COL32(0, 0, 0, 255), 0, 0, 2.0f);
+            break;
+          }
+      }
+      uint8_t edges = g.edges(r, c);
+      if (edges & ThreadGrid::kEdgeRight) dl->AddLine(ImVec2(b.x, a.y), ImVec2(b.x, b.y), edgeCol, edgeW);
+      if (edges & ThreadGrid::kEdgeBottom) dl->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, b.y), edgeCol, edgeW);
+    }
+  }
+  // Outer border, row and column labels.
+  dl->AddRect(gridTL, ImVec2(gridTL.x + cw * static_cast<float>(g.cols) + inset, gridTL.y + ch * static_cast<float>(g.rows) + inset),
+              IM_COL32(160, 160, 160, 255), 0, 0, 1.0f);
+  const ImU32 labelCol = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const float lh = ImGui::GetTextLineHeight();
+  int64_t rowStep = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(lh * 1.2f / ch)));
+  int64_t colStep = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(ImGui::CalcTextSize("0000").x / cw)));
+  rowStep = rowStep <= 1 ? 1 : rowStep <= 2 ? 2 : rowStep <= 4 ? 4 : rowStep <= 8 ? 8 : ((rowStep + 15) / 16) * 16;
+  colStep = colStep <= 1 ? 1 : colStep <= 2 ? 2 : colStep <= 4 ? 4 : colStep <= 8 ? 8 : ((colStep + 15) / 16) * 16;
+  for (int64_t r = r0 - r0 % rowStep; r < r1; r += rowStep) {
+    // 1-D: a row is labelled by its first element index.
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(g.oneD ? r * g.cols : r));
+    ImVec2 ts = ImGui::CalcTextSize(buf);
+    dl->AddText(ImVec2(gridTL.x - ts.x - 4, gridTL.y + static_cast<float>(r) * ch + (ch - lh) / 2), labelCol, buf);
+  }
+  for (int64_t c = c0 - c0 % colStep; c < c1; c += colStep) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(c));
+    dl->AddText(ImVec2(gridTL.x + static_cast<float>(c) * cw + 1, origin.y), labelCol, buf);
+  }
+  ImGui::Dummy(content);
+
+  if (hoverElem >= 0) {
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(describeElement(g, hoverElem).c_str());
+    const ElementOwner& o = g.firstOwner(hoverElem);
+    ImGui::TextDisabled("outlined: the other elements thread %d holds (its %lld registers)", o.thread(),
+                        static_cast<long long>(g.regsPerThread));
+    ImGui::TextDisabled("from Layout::coords(shape, thread, register), as the lowering computes it");
+    ImGui::EndTooltip();
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void drawThreadsPanel(const SessionData& data, UiState& ui) {
+  if (data.values.empty()) {
+    if (drawNotReady(data, false)) return;
+    ImGui::TextDisabled("No tile value with a layout: the kernel has only scalars, or layouts were not assigned.");
+    return;
+  }
+  ThreadsState& s = state();
+  const LayoutValue* v = chosenValue(data, ui);
+  if (!v || !v->layout) {
+    ImGui::TextDisabled("No value to draw.");
+    return;
+  }
+
+  ImGui::SetNextItemWidth(std::min(ImGui::CalcTextSize(valueLabel(*v).c_str()).x + 40, ImGui::GetContentRegionAvail().x * 0.7f));
+  if (ImGui::BeginCombo("value", valueLabel(*v).c_str())) {
+    for (const LayoutValue& cand : data.values) {
+      bool sel = &cand == v;
+      if (ImGui::Selectable(valueLabel(cand).c_str(), sel)) ui.value = cand.name;
+      if (sel) ImGui::SetItemDefaultFocus();
+    }
+    ImGui::EndCombo();
+  }
+  if (v->shape.size() == 1) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(120);
+    static const int kChoices[] = {8, 16, 32, 64, 128};
+    std::string cur = std::to_string(s.columns1D) + " per row";
+    if (ImGui::BeginCombo("1-D folding", cur.c_str())) {
+      for (int c : kChoices)
+        if (ImGui::Selectable((std::to_string(c) + " per row").c_str(), c == s.columns1D)) s.columns1D = c;
+      ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("a 1-D value is drawn as rows of this many consecutive elements");
+  }
+
+  const ThreadGrid& g = gridFor(data, *v, s);
+  if (!g.ok) {
+    ImGui::TextWrapped("Cannot draw %s: %s", v->name.c_str(), g.error.c_str());
+    return;
+  }
+  ImGui::Text("%s: %lld elements, %d warps x 32 lanes, %lld registers per thread, each element held by %lld thread%s",
+              g.layoutText.c_str(), static_cast<long long>(g.numel), g.numWarps, static_cast<long long>(g.regsPerThread),
+              static_cast<long long>(g.replication), g.replication == 1 ? "" : "s");
+  if (g.oneD)
+    ImGui::TextDisabled("1-D value of %lld elements drawn as %lld rows of %lld (row label = first element index)",
+                        static_cast<long long>(g.numel), static_cast<long long>(g.rows), static_cast<long long>(g.cols));
+  else
+    ImGui::TextDisabled("rows x columns of the tile; hover a cell for its owners");
+
+  const float legendH = (static_cast<float>(g.warps.size()) + 2.5f) * ImGui::GetTextLineHeightWithSpacing();
+  const float gridH = std::max(160.0f, ImGui::GetContentRegionAvail().y - std::min(legendH, 260.0f));
+  drawGrid(g, gridH);
+  ImGui::Spacing();
+  ImGui::BeginChild("##legend", ImVec2(0, 0), false);
+  drawLegend(g);
+  ImGui::EndChild();
+}
+
+}  // namespace tl::viz
