@@ -23,6 +23,20 @@ echo
 echo "=== 5. tl-sim: what a profiler would show on an H200: sectors, bank conflicts, DRAM, occupancy, time, fusion ==="
 "$B"/stages/sim/tl-sim "$K"
 echo
+echo "=== 6. tl-viz: every stage linked line by line, sectors per lane, occupancy, the timeline, fusion, H200 timings ==="
+if [[ -x "$B"/viz/tl-viz ]]; then
+  if [[ -n "${DISPLAY:-}" ]]; then
+    echo "(opens a window; close it to go on)"
+    "$B"/viz/tl-viz "$K"
+  elif command -v xvfb-run >/dev/null; then
+    mkdir -p out/viz
+    xvfb-run -a -s "-screen 0 1600x1000x24" "$B"/viz/tl-viz "$K" --screenshot out/viz --panel all --no-timings
+    echo "(no display: every panel rendered headless into out/viz/*.png)"
+  fi
+else
+  echo "tl-viz was not built (needs libimgui-dev libglfw3-dev libgl-dev; scripts/install-deps.sh installs them)"
+fi
+echo
 echo "=== every kernel in kernels/ through tl-block and tl-thread, checked against tl-scalar ==="
 "$B"/stages/block/tl-block --quiet
 "$B"/stages/thread/tl-thread --quiet

@@ -4,6 +4,7 @@
 #                              line of its max is selected, so Stages shows what it became
 #   softmax, M=16384           latency-M16384.png: enough blocks per SM to see latency hiding
 #   matmul                     matmul-threads.png (a 2-D layout), matmul-stages.png
+#   tests/bad/shape_broadcast  errors.png: a kernel that does not compile, its error at its line
 # Headless, under xvfb-run with Mesa's software OpenGL. Uses tl-viz from $BUILD_DIR (default
 # build/; scripts/build.sh makes it).
 #   scripts/screenshots.sh
@@ -35,4 +36,7 @@ shoot softmax "$OUT/{key}.png" --panel all --line "${max_line:-0}"
 shoot softmax "$OUT/latency-M16384.png" --panel latency --set M=16384 --no-timings
 shoot matmul "$OUT/matmul-threads.png" --panel threads --no-timings
 shoot matmul "$OUT/matmul-stages.png" --panel stages --no-timings --line "$(grep -n 'dot(' kernels/matmul.tl | head -1 | cut -d: -f1)"
+# tl-viz exits with 3 when the kernel has errors (the PNG is still written).
+xvfb-run -a -s "-screen 0 ${WIDTH}x${HEIGHT}x24" "$VIZ" tests/bad/shape_broadcast.tl --screenshot "$OUT/errors.png" \
+  --width "$WIDTH" --height "$HEIGHT" --no-timings || [ $? -eq 3 ]
 echo "screenshots.sh: wrote $(ls "$OUT"/*.png | wc -l) PNGs into $OUT/"

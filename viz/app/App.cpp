@@ -61,6 +61,7 @@ class App {
   GLFWwindow* window_ = nullptr;
   bool imguiReady_ = false;
   uint64_t lastGeneration_ = 0;
+  Phase lastPhase_ = Phase::Empty;
   std::string lastKernel_;
   uint64_t submitted_ = 0;
   View view_;
@@ -136,8 +137,14 @@ void App::shutdown() {
 
 // A new snapshot: selections that belonged to the previous kernel or launch start over.
 void App::onNewData(const SessionData& data) {
-  if (data.generation == lastGeneration_) return;
+  // Each generation publishes twice (Compiled, then Simulated): act once on each.
+  if (data.generation == lastGeneration_ && data.phase == lastPhase_) return;
+  bool newGeneration = data.generation != lastGeneration_;
   lastGeneration_ = data.generation;
+  lastPhase_ = data.phase;
+  // A kernel that does not compile: select its first error's line, so the source column
+  // highlights where it is.
+  if (newGeneration && !data.errors.empty() && data.errors.front().line > 0) ui_.sourceLine = data.errors.front().line;
   if (data.phase != Phase::Simulated) return;
   if (data.kernelName != lastKernel_) {
     lastKernel_ = data.kernelName;
