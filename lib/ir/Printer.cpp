@@ -45,7 +45,8 @@ class Printer {
  public:
   Printer(const PrintOptions& opts) : opts_(opts) {}
 
-  std::string print(const Function& fn) {
+  // Names every value of `fn` as print() will (without the '%').
+  const std::unordered_map<const Value*, std::string>& nameAll(const Function& fn) {
     // Names are given in textual order, so the parser, which creates values in that order,
     // rebuilds the same numbering for unnamed values.
     for (size_t i = 0; i < fn.body.args.size(); ++i) {
@@ -53,6 +54,11 @@ class Printer {
       nameValue(a, !a->name.empty() || i >= fn.params.size() ? a->name : fn.params[i].name);
     }
     nameRegionOps(fn.body);
+    return names_;
+  }
+
+  std::string print(const Function& fn) {
+    nameAll(fn);
 
     out_ += fn.level == IRLevel::Thread ? "thread_func @" : "func @";
     out_ += funcName(fn.name) + "(";
@@ -290,6 +296,12 @@ std::string attrString(const Attr& a) {
     return s + "]";
   }
   return quoteString(std::get<std::string>(a));
+}
+
+std::unordered_map<const Value*, std::string> printedValueNames(const Function& fn) {
+  PrintOptions opts;
+  Printer p(opts);
+  return p.nameAll(fn);
 }
 
 std::string printFunction(const Function& fn, const PrintOptions& opts) {

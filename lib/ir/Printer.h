@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 
 #include "ir/IR.h"
 
@@ -23,6 +24,10 @@ struct PrintOptions {
 };
 
 std::string printFunction(const Function& fn, const PrintOptions& opts = {});
+
+// The name printFunction gives each value of `fn` ("x", "x.1", "7"; without the '%'), for
+// tools that point at printed values (the visualizer's value list).
+std::unordered_map<const Value*, std::string> printedValueNames(const Function& fn);
 
 // Pieces of the format, shared with tools that print IR fragments (docs/ir.md has the grammar):
 // a double as the shortest text that reads back exactly ("1.0", "1e-30", "inf", "-inf", "nan";

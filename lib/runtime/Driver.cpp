@@ -100,16 +100,18 @@ std::vector<std::string> defaultKernelPaths() {
   return paths;
 }
 
-std::string describeLaunch(const CompiledKernel& k) {
+std::string describeLaunch(const std::string& kernel, const LaunchConfig& launch) {
   std::ostringstream os;
-  os << k.ir->name << "  grid=(" << k.launch.grid[0] << "," << k.launch.grid[1] << "," << k.launch.grid[2]
-     << ")  num_warps=" << k.launch.numWarps;
-  for (const auto& [name, value] : k.launch.names) {
-    if (name == "grid" || name == "num_warps" || k.launch.buffer(name)) continue;
+  os << kernel << "  grid=(" << launch.grid[0] << "," << launch.grid[1] << "," << launch.grid[2]
+     << ")  num_warps=" << launch.numWarps;
+  for (const auto& [name, value] : launch.names) {
+    if (name == "grid" || name == "num_warps" || launch.buffer(name)) continue;
     os << "  " << name << "=" << value;
   }
   return os.str();
 }
+
+std::string describeLaunch(const CompiledKernel& k) { return describeLaunch(k.ir->name, k.launch); }
 
 static std::string shapeStr(const Shape& s) {
   std::string out;

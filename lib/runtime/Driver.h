@@ -73,6 +73,7 @@ int runStage(const std::string& stageName, const StageOptions& opts, const Stage
 
 // "softmax_kernel  grid=(256,1,1)  num_warps=4  M=256 N=781 ..."
 std::string describeLaunch(const CompiledKernel& k);
+std::string describeLaunch(const std::string& kernel, const LaunchConfig& launch);
 // One line per output buffer: name, shape, dtype, min/max/mean and a checksum.
 void printOutputSummary(const Memory& memory, std::ostream& out);
 // Writes every output buffer as DIR/<kernel>.<param>.npy (creating DIR).

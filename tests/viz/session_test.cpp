@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -159,6 +161,24 @@ TEST(Session, MeasuredDefaultLaunchIsFoundNextToKernels) {
   for (const auto& t : d.timings) EXPECT_FALSE(t.predictError.empty());  // predictions were off
 }
 
+// Measurements belong to the file on disk: an edited text gets none, and says why.
+TEST(Session, EditedSourceIsNotPairedWithTheFilesMeasurements) {
+  EXPECT_FALSE(softmax().sourceEdited);
+  SessionInputs in = softmaxInputs();
+  in.source = readFile(in.path) + "\n# an edit\n";
+  auto d = runSession(in);
+  ASSERT_TRUE(d->errors.empty()) << errorsOf(*d);
+  EXPECT_TRUE(d->sourceEdited);
+  EXPECT_FALSE(d->measured.has_value());
+  EXPECT_TRUE(d->measuredUnfused.empty());
+  EXPECT_TRUE(d->timings.empty());
+  EXPECT_FALSE(d->report.contains("measured"));
+  EXPECT_NE(d->measuredNote.find("edited"), std::string::npos);
+  // The same text as the file is not an edit.
+  in.source = readFile(in.path);
+  EXPECT_FALSE(runSession(in)->sourceEdited);
+}
+
 TEST(Session, EditedSourceWithAnErrorIsLocated) {
   SessionInputs in = softmaxInputs();
   in.source = readFile(in.path);
@@ -246,6 +266,8 @@ TEST(Session, PublishesCompiledBeforeSimulatedAndHonoursCancel) {
   d = runSession(softmaxInputs(), 8, [&](std::shared_ptr<const SessionData>) { published = true; }, &cancelled);
   EXPECT_FALSE(published);
   EXPECT_FALSE(d->detail);
+  ASSERT_EQ(d->errors.size(), 1u);  // a partial result says it was cancelled
+  EXPECT_NE(d->errors[0].message.find("cancelled"), std::string::npos);
 }
 
 TEST(Session, NewerSubmitSupersedesOlder) {
@@ -271,6 +293,21 @@ TEST(Session, DestroyingWhileBusyDoesNotHang) {
   Session s;
   s.submit(softmaxInputs());
   // The destructor cancels the job; the test finishing at all is the check.
+}
+
+TEST(Session, AbandonedSessionReturnsAtOnce) {
+  auto start = std::chrono::steady_clock::now();
+  {
+    Session s;
+    SessionInputs in = softmaxInputs();
+    in.sets = {"M=4096"};  // seconds of simulation
+    s.submit(in);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // into the simulation step
+    s.abandonOnDestroy();
+  }
+  // The destructor did not wait for the step in progress (the worker finishes it on its own).
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // let it end before the test binary exits
 }
 
 // ----- measured results ------------------------------------------------------------------------

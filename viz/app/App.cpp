@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -48,7 +49,11 @@ struct View {
 
 class App {
  public:
-  explicit App(const AppOptions& options) : options_(options), controls_(options) { ui_.sourceLine = options.line; }
+  explicit App(const AppOptions& options) : options_(options), controls_(options) {
+    ui_.sourceLine = options.line;
+    // Closing the window must not wait for a simulation step: main ends with std::_Exit.
+    session_.abandonOnDestroy();
+  }
   ~App() { shutdown(); }
 
   int run();
@@ -64,6 +69,16 @@ class App {
   Phase lastPhase_ = Phase::Empty;
   std::string lastKernel_;
   uint64_t submitted_ = 0;
+  // The memory instruction ui_.memInstr named in the snapshot it was chosen in: an edit can
+  // renumber instructions, so a new snapshot keeps the id only where it is still this op at
+  // this source location.
+  struct MemSelection {
+    uint64_t generation = 0;  // the snapshot `op` and `loc` were read from (0: none)
+    int32_t instr = -1;
+    std::string op;
+    Loc loc;
+  };
+  MemSelection memSelection_;
   View view_;
   double lastBuildMs_ = 0;  // the last frame: ImGui (panels, layout, draw lists), on the CPU
   double lastDrawMs_ = 0;   // the last frame: OpenGL (rasterizing and presenting it)
@@ -75,8 +90,10 @@ class App {
   void drawApp(const SessionData& data, const Progress& progress);
   void drawSinglePanel(const PanelInfo& panel, const SessionData& data);
   void onNewData(const SessionData& data);
+  void noteMemSelection(const SessionData& data);
   bool waitForSession(Offscreen* target);
 
+  [[noreturn]] static void timedOut();
   int interactive();
   int screenshots();
   int measureFrames();
@@ -152,6 +169,16 @@ void App::onNewData(const SessionData& data) {
     ui_.memInstr = -1;
     ui_.memWarp = 0;
     ui_.memBlock = 0;
+  } else if (ui_.memInstr >= 0 && data.errors.empty()) {
+    // The same kernel, edited: instruction ids may have shifted. Keep the chosen id only if it
+    // still names the same op at the same source location; otherwise start over (-1: the Memory
+    // panel's default, the first global load). A snapshot with errors draws no instructions: the
+    // check waits for the next good one.
+    auto it = std::find_if(data.memInstrs.begin(), data.memInstrs.end(),
+                           [&](const MemInstr& m) { return m.instr == ui_.memInstr; });
+    bool same = it != data.memInstrs.end() && memSelection_.generation != 0 && memSelection_.instr == ui_.memInstr &&
+                it->op == memSelection_.op && it->loc == memSelection_.loc;
+    if (!same) ui_.memInstr = -1;
   }
   // The occupancy sliders and the resident-blocks slider start at the compiled kernel's point.
   ui_.occThreads = ui_.occRegisters = ui_.occSharedBytes = 0;
@@ -201,6 +228,19 @@ void App::drawSinglePanel(const PanelInfo& panel, const SessionData& data) {
   ImGui::End();
 }
 
+// Remembers the op and source location of the selected memory instruction in `data` (a
+// simulated snapshot), so onNewData can tell whether a later snapshot's same id is the same
+// instruction.
+void App::noteMemSelection(const SessionData& data) {
+  if (data.phase != Phase::Simulated || ui_.memInstr < 0) return;
+  if (memSelection_.generation == data.generation && memSelection_.instr == ui_.memInstr) return;
+  for (const MemInstr& m : data.memInstrs)
+    if (m.instr == ui_.memInstr) {
+      memSelection_ = {data.generation, m.instr, m.op, m.loc};
+      return;
+    }
+}
+
 // One frame: draw the current snapshot into `target` (or the window) and present it.
 void App::frame(Offscreen* target) {
   auto start = std::chrono::steady_clock::now();
@@ -216,6 +256,7 @@ void App::frame(Offscreen* target) {
     drawSinglePanel(*view_.panel, *data);
   else
     drawApp(*data, progress);
+  noteMemSelection(*data);
   ++ui_.frame;
 
   ImGui::Render();
@@ -257,6 +298,18 @@ bool App::waitForSession(Offscreen* target) {
     }
   }
   return true;
+}
+
+// --screenshot / --frames gave up waiting (waitForSession said why): exit with status 2 at once.
+// Returning would run the destructors, and ~Session joins its worker thread, which may be in the
+// middle of a long simulation step that polls for cancellation only between steps, so the
+// process could hang well past the timeout it promised. std::_Exit skips destructors (and
+// atexit handlers), so flush what was printed first; the OS releases the window and memory.
+void App::timedOut() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(2);
 }
 
 int App::interactive() {
@@ -309,7 +362,7 @@ int App::screenshots() {
   }
 
   submit();
-  if (!waitForSession(&target)) return 2;
+  if (!waitForSession(&target)) timedOut();
   auto data = session_.current();
   for (const auto& e : data->errors) std::cerr << e.rendered;
   int status = 0;
@@ -344,7 +397,7 @@ int App::measureFrames() {
     }
   }
   submit();
-  if (!waitForSession(nullptr)) return 2;
+  if (!waitForSession(nullptr)) timedOut();
   std::vector<double> ms, build, draw;
   auto last = std::chrono::steady_clock::now();
   for (int i = 0; i < options_.frames + kWarmupFrames; ++i) {

@@ -8,6 +8,9 @@
 //
 // Headless (CI, these machines): xvfb-run -a -s "-screen 0 1600x1000x24" tl-viz ...
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
 
 #include "viz/app/App.h"
 
@@ -37,5 +40,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 86400.0));
   CLI11_PARSE(cli, argc, argv);
   o.predictTimings = !noTimings;
-  return tl::viz::runApp(o);
+  int rc = tl::viz::runApp(o);
+  // The Session's worker may still be finishing a simulation step (App abandons it at exit,
+  // Session::abandonOnDestroy): end the process without running static destructors under it.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(rc);
 }

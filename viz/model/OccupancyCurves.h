@@ -29,7 +29,8 @@ namespace tl::viz {
 enum class OccCurveKind {
   Threads,    // threads per block (32, 64, ..., maxThreadsPerBlock)
   Registers,  // registers per thread (0 .. maxRegistersPerThread)
-  Shared,     // shared memory per block, bytes (0 .. maxSharedPerBlock in allocation units)
+  Shared,     // shared memory per block in bytes, 0 .. maxSharedPerBlock: the slider moves by 1 byte,
+              // the curve has a point every sharedAllocUnit bytes (occupancy only changes there)
 };
 constexpr int kOccCurves = 3;
 

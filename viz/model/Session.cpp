@@ -24,11 +24,11 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
-#include <unordered_set>
 
 #include "frontend/Frontend.h"
 #include "ir/Diagnostics.h"
 #include "ir/Printer.h"
+#include "runtime/Driver.h"
 #include "thread/Pipeline.h"
 #include "viz/model/LineLinks.h"
 #include "viz/model/Measured.h"
@@ -124,58 +124,27 @@ std::vector<StageText> emptyStages(const std::string& source, const std::string&
 
 // ----- values with layouts ---------------------------------------------------------------------
 
-// The printer's value names (ir/Printer.cpp), replayed in printed order: sanitized hints made
-// unique with ".1", ".2", ...; values without a hint numbered 0, 1, ...
-class PrintedNames {
- public:
-  std::string next(const std::string& hint) {
-    std::string base;
-    for (char c : hint) {
-      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-      base += ok ? c : '_';
-    }
-    if (!base.empty() && !((base[0] >= 'a' && base[0] <= 'z') || (base[0] >= 'A' && base[0] <= 'Z') || base[0] == '_'))
-      base.insert(base.begin(), '_');
-    std::string n;
-    if (base.empty()) {
-      n = std::to_string(next_++);
-    } else {
-      n = base;
-      for (int k = 1; used_.count(n); ++k) n = base + "." + std::to_string(k);
-    }
-    used_.insert(n);
-    return "%" + n;
-  }
-
- private:
-  std::unordered_set<std::string> used_;
-  int next_ = 0;
-};
-
 // Every value of `fn` with a layout, named as printFunction names it.
 std::vector<LayoutValue> layoutValues(const Function& fn) {
   std::vector<LayoutValue> out;
-  PrintedNames names;
-  auto visit = [&](const Value* v, const std::string& hint, Loc loc) {
-    std::string name = names.next(hint);
+  const std::unordered_map<const Value*, std::string> names = printedValueNames(fn);
+  auto visit = [&](const Value* v, Loc loc) {
     if (!v->type.isTile() || !v->type.layout) return;
     LayoutValue lv;
-    lv.name = name;
+    lv.name = "%" + names.at(v);
     lv.typeText = v->type.str();
     lv.shape = v->type.shape;
     lv.layout = v->type.layout;
     lv.loc = loc;
     out.push_back(std::move(lv));
   };
-  for (size_t i = 0; i < fn.body.args.size(); ++i) {
-    const Value* a = fn.body.arg(i);
-    visit(a, !a->name.empty() || i >= fn.params.size() ? a->name : fn.params[i].name, fn.loc);
-  }
+  for (size_t i = 0; i < fn.body.args.size(); ++i) visit(fn.body.arg(i), fn.loc);
+  // In printed order, as the value list shows them.
   std::function<void(const Region&)> region = [&](const Region& r) {
     for (const auto& op : r.ops) {
-      for (const auto& res : op->results) visit(res.get(), res->name, op->loc);
+      for (const auto& res : op->results) visit(res.get(), op->loc);
       for (const auto& sub : op->regions) {
-        for (const auto& a : sub->args) visit(a.get(), a->name, op->loc);
+        for (const auto& a : sub->args) visit(a.get(), op->loc);
         region(*sub);
       }
     }
@@ -185,18 +154,6 @@ std::vector<LayoutValue> layoutValues(const Function& fn) {
 }
 
 // ----- small helpers ---------------------------------------------------------------------------
-
-// "softmax_kernel  grid=(256,1,1)  num_warps=4  M=256  N=781 ..." (as tl-* print it).
-std::string describe(const std::string& kernel, const LaunchConfig& launch) {
-  std::ostringstream os;
-  os << kernel << "  grid=(" << launch.grid[0] << "," << launch.grid[1] << "," << launch.grid[2]
-     << ")  num_warps=" << launch.numWarps;
-  for (const auto& [name, value] : launch.names) {
-    if (name == "grid" || name == "num_warps" || launch.buffer(name)) continue;
-    os << "  " << name << "=" << value;
-  }
-  return os.str();
-}
 
 // The overrides `sets` asks for; a malformed one becomes an error (no location: it is not in
 // the file). As runtime/Driver.cpp's overridesFrom, with num_warps last.
@@ -271,13 +228,17 @@ class Pipeline {
         if (simulate()) {
           data_->phase = Phase::Simulated;
           if (in_.predictTimings && !data_->timings.empty()) {
+            data_->timingsPending = true;
             publishCopy();  // everything but the predictions
             predictTimings();
+            data_->timingsPending = false;
           }
         }
       }
     } catch (const Cancelled&) {
-      // A newer job replaced this one: hand back what there is; the Session ignores it.
+      // A newer job replaced this one. The Session drops this result; a direct caller of
+      // runSession must not mistake the partial data for a finished run.
+      data_->errors.push_back(errorAt(nullptr, Loc{}, "cancelled: a newer job replaced this one"));
     } catch (const std::exception& e) {  // a bug; never let it out of the worker
       data_->errors.push_back(errorAt(file_.get(), Loc{}, std::string("internal error: ") + e.what()));
     }
@@ -294,6 +255,7 @@ class Pipeline {
   std::shared_ptr<const SourceFile> file_;
   std::unique_ptr<ParsedKernel> parsed_;
   std::unique_ptr<Function> blockIR_;  // front-end block IR (what the simulator starts from)
+  MeasuredSet measured_;               // read once, in simulate(); predictTimings uses the same
 
   void step(float fraction, const std::string& what) {
     if (cancelled_ && cancelled_->load()) throw Cancelled{};
@@ -309,14 +271,14 @@ class Pipeline {
   bool compile() {
     step(0.02f, "parsing");
     std::string text = in_.source;
-    if (text.empty()) {
-      try {
-        auto loaded = SourceFile::load(in_.path);
-        text = loaded->text();
-      } catch (const std::exception& e) {
-        data_->errors.push_back(errorAt(nullptr, Loc{}, e.what()));
-      }
+    std::optional<std::string> onDisk;
+    try {
+      onDisk = SourceFile::load(in_.path)->text();
+    } catch (const std::exception& e) {
+      if (text.empty()) data_->errors.push_back(errorAt(nullptr, Loc{}, e.what()));
     }
+    if (text.empty() && onDisk) text = *onDisk;
+    data_->sourceEdited = !onDisk || text != *onDisk;
     data_->source = text;
     file_ = std::make_shared<SourceFile>(in_.path, text);
     data_->stages = emptyStages(text, "the kernel did not compile: see the errors");
@@ -334,7 +296,7 @@ class Pipeline {
       return false;
     }
     data_->kernelName = blockIR_->name;
-    data_->launchText = describe(blockIR_->name, data_->launch);
+    data_->launchText = describeLaunch(blockIR_->name, data_->launch);
     data_->numWarps = data_->launch.numWarps;
 
     step(0.08f, "layouts and thread IR");
@@ -389,14 +351,20 @@ class Pipeline {
   // The simulator with its detail, the resident-blocks sweep and the measured results.
   bool simulate() {
     step(0.15f, "loading measured results");
-    MeasuredSet measured = loadMeasured(findResultsDir(in_.path, in_.resultsDir), in_.path);
-    for (const auto& p : measured.problems) std::cerr << "tl-viz: measured results: " << p << "\n";
-
     if (!guarded(file_.get(), data_->errors, "GPU description", [&] { data_->gpu = loadGpu(in_.gpu); })) return false;
-    if (measured.run && measuredMatchesLaunch(*measured.run, data_->launch) && deviceIsGpu(measured.run->device, data_->gpu))
-      data_->measured = measured.run;
-    data_->measuredUnfused = measured.unfused;
-    data_->timings = measured.timings;
+    if (data_->sourceEdited) {
+      // The measurements belong to the file on disk, not to this text.
+      data_->measuredNote = "the source was edited: the measured results of " + in_.path + " belong to the file, not to this text";
+    } else {
+      measured_ = loadMeasured(findResultsDir(in_.path, in_.resultsDir), in_.path);
+      for (const auto& p : measured_.problems) std::cerr << "tl-viz: measured results: " << p << "\n";
+      if (measured_.run && measuredMatchesLaunch(*measured_.run, data_->launch) &&
+          deviceIsGpu(measured_.run->device, data_->gpu))
+        data_->measured = measured_.run;
+      for (const MeasuredRun& u : measured_.unfused)
+        if (deviceIsGpu(u.device, data_->gpu)) data_->measuredUnfused.push_back(u);
+      data_->timings = measured_.timings;
+    }
     for (auto& t : data_->timings)
       t.predictError = in_.predictTimings ? "not predicted yet" : "predictions are off (--no-timings)";
 
@@ -451,7 +419,7 @@ class Pipeline {
 
   // Each measured shape of this kernel, simulated (sampled) for its prediction.
   void predictTimings() {
-    MeasuredSet measured = loadMeasured(findResultsDir(in_.path, in_.resultsDir), in_.path);
+    const MeasuredSet& measured = measured_;
     size_t n = std::min(measured.timingDocs.size(), data_->timings.size());
     for (size_t i = 0; i < data_->timings.size(); ++i) {
       TimingRow& row = data_->timings[i];
@@ -531,6 +499,7 @@ struct Session::Impl {
   Progress progress;
   std::atomic<bool> cancel{false};       // the running job is superseded
   bool stop = false;
+  bool abandon = false;                  // the destructor detaches instead of joining
   std::thread worker;
 
   // Publishes `snap` unless a newer job was submitted meanwhile.
@@ -571,18 +540,29 @@ struct Session::Impl {
   }
 };
 
-Session::Session() : impl_(std::make_unique<Impl>()) {
-  impl_->worker = std::thread([this] { impl_->loop(); });
+Session::Session() : impl_(std::make_shared<Impl>()) {
+  // The worker holds its own reference: after abandonOnDestroy it may outlive the Session.
+  impl_->worker = std::thread([impl = impl_] { impl->loop(); });
 }
 
 Session::~Session() {
+  bool abandon;
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->stop = true;
     impl_->cancel = true;
+    abandon = impl_->abandon;
   }
   impl_->wake.notify_all();
-  impl_->worker.join();
+  if (abandon)
+    impl_->worker.detach();
+  else
+    impl_->worker.join();
+}
+
+void Session::abandonOnDestroy() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->abandon = true;
 }
 
 uint64_t Session::submit(SessionInputs inputs) {

@@ -111,7 +111,7 @@ struct TimingRow {
 enum class Phase {
   Empty,      // nothing submitted yet
   Compiled,   // stages, layouts and errors are in; simulation running
-  Simulated,  // everything is in
+  Simulated,  // everything is in (but the timings' predictions while timingsPending)
 };
 
 struct SessionData {
@@ -144,6 +144,9 @@ struct SessionData {
   std::optional<MeasuredRun> measured;          // tl-ptx at this kernel's default launch
   std::vector<MeasuredRun> measuredUnfused;     // tl-ptx --unfused runs of this kernel
   std::vector<TimingRow> timings;               // compare.json rows for this kernel
+  bool timingsPending = false;                  // Simulated, but `timings` are still being predicted
+  bool sourceEdited = false;                    // the text differs from `inputs.path` on disk
+  std::string measuredNote;                     // why nothing measured is attached (e.g. an edited source)
 };
 
 struct Progress {
@@ -173,10 +176,15 @@ class Session {
   // Blocks until the job of `generation` (or a newer one) is Simulated or failed; for
   // --screenshot and tests. Returns false on timeout.
   bool waitFor(uint64_t generation, double timeoutSeconds) const;
+  // By default the destructor waits for the step in progress (a simulation can take seconds).
+  // After this call it returns at once and the worker finishes that step on its own: for an app
+  // about to exit, which must then end the process with std::_Exit (tl-viz's main does), so
+  // no static object is destroyed under the running worker.
+  void abandonOnDestroy();
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // shared with the worker thread, which may outlive *this
 };
 
 }  // namespace tl::viz

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "viz/model/Format.h"
+
 namespace tl::viz {
 
 namespace {
@@ -32,7 +34,7 @@ std::string checkInput(const Layout& layout, const Shape& shape, int64_t maxOwne
   int64_t regs = layout.elemsPerThread(shape);
   if (regs < 1 || regs > maxOwners / std::max(1, layout.numThreads()))
     return "the tile " + shapeText(shape) + " has " + std::to_string(regs) + " registers per thread x " +
-           std::to_string(layout.numThreads()) + " threads: too many to draw (at most " + std::to_string(maxOwners) +
+           std::to_string(layout.numThreads()) + " threads: too many to draw (at most " + withCommas(maxOwners) +
            " element copies)";
   return "";
 }

@@ -78,8 +78,11 @@ struct ThreadGrid {
   uint8_t edges(int64_t row, int64_t col) const { return warpEdges[static_cast<size_t>(row * cols + col)]; }
 };
 
-// (thread, register) pairs beyond which the grid is not computed (a 2048 x 2048 tile).
-constexpr int64_t kMaxGridOwners = int64_t(1) << 22;
+// (thread, register) pairs beyond which the grid is not computed: 256K, a 512 x 512 tile held
+// once. The Threads panel builds the grid on the UI thread (one Layout::coords call per pair),
+// so this keeps a newly chosen value to a few milliseconds; a larger tile is refused with a
+// reason (`error`) the panel prints.
+constexpr int64_t kMaxGridOwners = int64_t(1) << 18;
 
 ThreadGrid buildThreadGrid(const Layout& layout, const Shape& shape, int64_t columns1D = 32,
                            int64_t maxOwners = kMaxGridOwners);

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "viz/model/Comparisons.h"
+#include "viz/model/Format.h"
 #include "viz/model/Palette.h"
 #include "viz/panels/Panels.h"
 
@@ -25,17 +26,6 @@ namespace {
 constexpr Rgba kFused = rgba(215, 215, 222);     // the fused kernel (the unfused ones take hues)
 constexpr Rgba kMeasured = rgba(120, 144, 156);  // measured on the GPU
 const ImVec4 kWarn(1.0f, 0.75f, 0.3f, 1.0f);
-
-std::string withCommas(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.0f", std::fabs(v));
-  std::string digits = buf, s = v < 0 ? "-" : "";
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
-    s += digits[i];
-  }
-  return s;
-}
 
 std::string ratioText(const std::optional<double>& r) {
   if (!r) return "-";

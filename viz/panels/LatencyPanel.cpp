@@ -14,9 +14,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 #include <string>
 
+#include "viz/model/Format.h"
 #include "viz/model/Palette.h"
 #include "viz/model/TimelineView.h"
 #include "viz/panels/Panels.h"
@@ -29,27 +29,6 @@ constexpr Rgba kGrid = rgba(255, 255, 255, 28);
 constexpr Rgba kPlotBg = rgba(24, 24, 30);
 constexpr float kLabelWidth = 64;
 constexpr float kStatsWidth = 400;
-
-std::string withCommas(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.0f", std::fabs(v));
-  std::string digits = buf, s = v < 0 ? "-" : "";
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
-    s += digits[i];
-  }
-  return s;
-}
-
-// The text of 1-based line `line` of `source` ("" when out of range), without leading blanks.
-std::string sourceLineText(const std::string& source, uint32_t line) {
-  if (line == 0) return "";
-  std::istringstream in(source);
-  std::string text;
-  for (uint32_t i = 1; std::getline(in, text); ++i)
-    if (i == line) return text.substr(std::min(text.find_first_not_of(" \t"), text.size()));
-  return "";
-}
 
 // The thread-IR instruction's mnemonic ("ld_global"), when the detail has it.
 std::string instrText(const SessionData& data, int32_t instr) {
@@ -112,8 +91,8 @@ void drawBarTooltip(const SessionData& data, const TimelineRow& row, const Timel
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(c), "%s", warpStateName(b.state));
   ImGui::SameLine();
   ImGui::Text(" block %lld, warp %d (slot %d)", static_cast<long long>(row.block), row.warp, row.slot);
-  ImGui::Text("cycles %s .. %s: %s cycles (%.3f us)", withCommas(double(b.start)).c_str(),
-              withCommas(double(b.end)).c_str(), withCommas(double(b.end - b.start)).c_str(),
+  ImGui::Text("cycles %s .. %s: %s cycles (%.3f us)", withCommas(b.start).c_str(),
+              withCommas(b.end).c_str(), withCommas(b.end - b.start).c_str(),
               double(b.end - b.start) / clockGHz / 1000.0);
   if (b.merged > 1) {
     ImGui::TextDisabled("%d segments narrower than a pixel, drawn as one:", b.merged);
@@ -121,7 +100,7 @@ void drawBarTooltip(const SessionData& data, const TimelineRow& row, const Timel
     for (int s = 0; s < kWarpStates; ++s)
       if (b.cycles[s] > 0)
         ImGui::BulletText("%s %.0f%% (%s cycles)", warpStateName(static_cast<WarpState>(s)),
-                          100.0 * double(b.cycles[s]) / total, withCommas(double(b.cycles[s])).c_str());
+                          100.0 * double(b.cycles[s]) / total, withCommas(b.cycles[s]).c_str());
   }
   std::string ins = instrText(data, b.instr);
   if (!ins.empty()) {
@@ -139,20 +118,70 @@ void drawBarTooltip(const SessionData& data, const TimelineRow& row, const Timel
   ImGui::EndTooltip();
 }
 
-void drawTimeline(const SessionData& data, const TimingResult& t, UiState& ui) {
-  if (t.timeline.empty()) {
-    ImGui::TextWrapped("No timeline segments were recorded for this run (timelineBlocks was 0).");
-    return;
-  }
-  ZoomState z = zoomState();
-  // The time axis spans the recorded warps' activity: after its last block exits a warp only
-  // waits, "done", for the rest of the SM (on a long grid, for tens of thousands of cycles).
+// What the timeline draws, kept between frames: timelineView sorts and merges every segment,
+// too much to redo each frame. Rebuilt when the snapshot, the resident-blocks setting, the
+// visible window or the plot's width in pixels changes.
+struct TimelineCache {
+  const SessionData* data = nullptr;
+  uint64_t generation = 0;
+  int resident = 0;
+  int64_t total = 0;  // the time axis' extent (see timelineTotal), for (data, resident)
+  bool hasView = false;
+  CycleWindow window;
+  float pixelWidth = 0;
+  TimelineView view;
+};
+
+TimelineCache& timelineCache() {
+  static TimelineCache c;
+  return c;
+}
+
+// The time axis spans the recorded warps' activity: after its last block exits a warp only
+// waits, "done", for the rest of the SM (on a long grid, for tens of thousands of cycles).
+int64_t timelineTotal(const TimingResult& t) {
   int64_t runEnd = 0, activeEnd = 0;
   for (const WarpSegment& s : t.timeline) {
     runEnd = std::max(runEnd, s.end);
     if (s.state != WarpState::Done) activeEnd = std::max(activeEnd, s.end);
   }
-  int64_t total = std::max<int64_t>(std::min(runEnd, activeEnd + activeEnd / 20 + 1), 1);
+  return std::max<int64_t>(std::min(runEnd, activeEnd + activeEnd / 20 + 1), 1);
+}
+
+// The cache for (data, resident): a new snapshot or setting drops the view.
+TimelineCache& cachedTimeline(const SessionData& data, const TimingResult& t, int resident) {
+  TimelineCache& c = timelineCache();
+  if (c.data != &data || c.generation != data.generation || c.resident != resident) {
+    c = TimelineCache{};
+    c.data = &data;
+    c.generation = data.generation;
+    c.resident = resident;
+    c.total = timelineTotal(t);
+  }
+  return c;
+}
+
+// The bars of `window` at `pixelWidth` pixels, recomputed only when one of them changed.
+const TimelineView& cachedView(TimelineCache& c, const TimingResult& t, CycleWindow window, float pixelWidth,
+                               double cyclesPerPixel) {
+  if (!c.hasView || c.window.start != window.start || c.window.end != window.end || c.pixelWidth != pixelWidth) {
+    c.view = timelineView(t.timeline, window, cyclesPerPixel);
+    c.hasView = true;
+    c.window = window;
+    c.pixelWidth = pixelWidth;
+  }
+  return c.view;
+}
+
+// `resident`: the resident-blocks setting `t` is for (t = data.byResident[resident - 1]).
+void drawTimeline(const SessionData& data, const TimingResult& t, int resident, UiState& ui) {
+  if (t.timeline.empty()) {
+    ImGui::TextWrapped("No timeline segments were recorded for this run (timelineBlocks was 0).");
+    return;
+  }
+  ZoomState z = zoomState();
+  TimelineCache& cache = cachedTimeline(data, t, resident);
+  const int64_t total = cache.total;
   float maxZoom = std::max(1.0f, float(total) / 40.0f);  // at most zoom in to 40 cycles
   *z.zoom = std::clamp(*z.zoom, 1.0f, maxZoom);
 
@@ -188,7 +217,7 @@ void drawTimeline(const SessionData& data, const TimingResult& t, UiState& ui) {
   float axisH = 2 * lineH + 6;
   ImGui::Dummy(ImVec2(avail.x, axisH));
 
-  TimelineView v = timelineView(t.timeline, win, ax.cyclesPerPixel());
+  const TimelineView& v = cachedView(cache, t, win, ax.x1 - ax.x0, ax.cyclesPerPixel());
   // Rows share the height (4 to 30 px each); when they need less, the legend follows them.
   float rowsAvail = std::max(ImGui::GetContentRegionAvail().y - 2 * ImGui::GetTextLineHeightWithSpacing() - 8, 60.0f);
   float rowH = std::clamp(std::floor(rowsAvail / float(std::max<size_t>(v.rows.size(), 1))), 4.0f, 30.0f);
@@ -283,7 +312,7 @@ void drawTimeline(const SessionData& data, const TimingResult& t, UiState& ui) {
       "%zu warps of the SM's first %zu of %lld blocks; %zu segments drawn as %zu bars (those "
       "narrower than a pixel merged); the SM runs to cycle %s",
       v.rows.size(), v.rows.empty() ? size_t(0) : size_t(v.rows.back().block + 1),
-      static_cast<long long>(t.blocksSimulated), v.segments, v.drawn, withCommas(double(t.simulatedCycles)).c_str());
+      static_cast<long long>(t.blocksSimulated), v.segments, v.drawn, withCommas(t.simulatedCycles).c_str());
   ImGui::PopStyleColor();
 }
 
@@ -397,12 +426,12 @@ void drawStats(const SessionData& data, const TimingResult& t, int r, UiState& u
     ImGui::SetTooltip(
         "SM %.2f us (%s cycles at %.2f GHz) + launch %.2f us (an assumption)\n%lld blocks on the "
         "busiest SM of %d active SMs%s",
-        t.smTimeUs, withCommas(double(t.cycles)).c_str(), t.clockGHz, t.timeUs - t.smTimeUs,
+        t.smTimeUs, withCommas(t.cycles).c_str(), t.clockGHz, t.timeUs - t.smTimeUs,
         static_cast<long long>(t.blocksPerSM), t.activeSMs,
         t.extrapolated ? "\n(extrapolated from the simulated blocks' steady state)" : "");
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   ImGui::TextWrapped("%s cycles on the busiest SM (%lld blocks of %s), %d resident blocks = %d warps",
-                     withCommas(double(t.cycles)).c_str(), static_cast<long long>(t.blocksPerSM),
+                     withCommas(t.cycles).c_str(), static_cast<long long>(t.blocksPerSM),
                      data.kernelName.c_str(), r, t.residentWarpsPerSM);
   ImGui::PopStyleColor();
   ImGui::Text("limited by ");
@@ -473,7 +502,7 @@ void drawLatencyPanel(const SessionData& data, UiState& ui) {
   ImVec2 avail = ImGui::GetContentRegionAvail();
   float left = std::max(300.0f, avail.x - kStatsWidth - ImGui::GetStyle().ItemSpacing.x);
   ImGui::BeginChild("latency_timeline", ImVec2(left, 0));
-  drawTimeline(data, t, ui);
+  drawTimeline(data, t, ui.residentBlocks, ui);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("latency_stats", ImVec2(0, 0));

@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 
+#include "viz/model/Format.h"
 #include "viz/model/MemoryView.h"
 #include "viz/model/Palette.h"
 #include "viz/panels/Panels.h"
@@ -26,7 +27,7 @@ namespace tl::viz {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = ReportJson;
 
 // The view of the current selection, recomputed when the snapshot or the selection changes.
 struct ViewCache {
@@ -54,49 +55,14 @@ MemoryState& state() {
 
 // ---- Report helpers (never throw) ----------------------------------------------------------
 
-const Json* member(const Json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-double number(const Json* j, const char* key, double fallback = NAN) {
-  const Json* v = j ? member(*j, key) : nullptr;
-  return v && v->is_number() ? v->get<double>() : fallback;
-}
-
-std::string str(const Json* j, const char* key) {
-  const Json* v = j ? member(*j, key) : nullptr;
-  return v && v->is_string() ? v->get<std::string>() : "";
-}
-
 // The report's entry for instruction `instr` (memory.instructions[] with that id), or null.
 const Json* reportInstr(const SessionData& data, int32_t instr) {
-  const Json* mem = member(data.report, "memory");
-  const Json* list = mem ? member(*mem, "instructions") : nullptr;
+  const Json* mem = jsonMember(&data.report, "memory");
+  const Json* list = mem ? jsonMember(mem, "instructions") : nullptr;
   if (!list || !list->is_array()) return nullptr;
   for (const Json& e : *list)
-    if (number(&e, "instr", -1) == instr) return &e;
+    if (jsonInt(&e, "instr", -1) == instr) return &e;
   return nullptr;
-}
-
-// "12,345" / "4.78" / "-" for a missing number.
-std::string fmt(double v, int decimals = 0) {
-  if (std::isnan(v)) return "-";
-  char buf[64];
-  if (decimals > 0) {
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-  }
-  std::snprintf(buf, sizeof buf, "%.0f", std::round(v));
-  std::string s = buf, out;
-  int digits = 0;
-  for (size_t i = s.size(); i-- > 0;) {
-    out.insert(out.begin(), s[i]);
-    if (std::isdigit(static_cast<unsigned char>(s[i])) && ++digits % 3 == 0 && i > 0 && std::isdigit(static_cast<unsigned char>(s[i - 1])))
-      out.insert(out.begin(), ',');
-  }
-  return out;
 }
 
 std::string hexAddr(uint64_t a) {
@@ -194,7 +160,7 @@ void drawGlobalPicture(const MemoryView& v, float height) {
   const SectorCell* hoverSector = nullptr;
   for (const LineCell& l : g.lines) {
     if (l.gapBefore) {
-      std::string gap = "... " + fmt(static_cast<double>(l.gapBefore)) + " bytes not touched ...";
+      std::string gap = "... " + formatNumber(static_cast<double>(l.gapBefore)) + " bytes not touched ...";
       dl->AddText(ImVec2(x0 + 8, y + 2), dim, gap.c_str());
       y += gapH;
     }
@@ -364,39 +330,41 @@ void statRow(const char* name, const std::string& here, const std::string& kerne
 
 void drawStats(const SessionData& data, const MemoryView& v, const ViewCache& c, int execution) {
   const Json* ri = reportInstr(data, v.instr);
-  const Json* k = ri ? member(*ri, "counters") : nullptr;
+  const Json* k = ri ? jsonMember(ri, "counters") : nullptr;
   if (ImGui::BeginTable("##stats", 3, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("");
     ImGui::TableSetupColumn("this warp");
     ImGui::TableSetupColumn("whole kernel");
     ImGui::TableHeadersRow();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("whole kernel: the report's memory.instructions[] entry for instruction %d (grid-scaled)", v.instr);
-    statRow("executions", "1 of " + std::to_string(c.execs.size()), fmt(number(k, "executions")),
-            "warp-level executions: this warp's in this block / every warp of the grid");
+    statRow("executions", std::to_string(execution + 1) + " of " + std::to_string(c.execs.size()),
+            formatNumber(jsonNumber(k, "executions")),
+            "warp-level executions: the one drawn (the execution slider) of this warp's in this block / "
+            "every warp's of the grid");
     if (v.space == MemSpace::Global) {
       const GlobalView& g = v.global;
-      statRow("requests", fmt(g.requests), fmt(number(k, "requests")), "one per access group (LDG/STG) executed");
-      statRow("sectors", fmt(static_cast<double>(g.sectors)), fmt(number(k, "sectors")),
+      statRow("requests", formatNumber(g.requests), formatNumber(jsonNumber(k, "requests")), "one per access group (LDG/STG) executed");
+      statRow("sectors", formatNumber(static_cast<double>(g.sectors)), formatNumber(jsonNumber(k, "sectors")),
               "distinct 32-byte sectors per request, summed");
-      statRow("sectors/request", fmt(g.sectorsPerRequest(), 2), fmt(number(k, "sectors_per_request"), 2),
+      statRow("sectors/request", formatNumber(g.sectorsPerRequest(), 2), formatNumber(jsonNumber(k, "sectors_per_request"), 2),
               "sectors / requests; 4 is ideal for 4 B per lane, 16 for 16 B per lane");
-      statRow("ideal sectors", fmt(static_cast<double>(g.idealSectors)), "-",
+      statRow("ideal sectors", formatNumber(static_cast<double>(g.idealSectors)), "-",
               "the requested bytes packed from a sector boundary: ceil(bytes / 32) per request");
-      statRow("lines", fmt(static_cast<double>(g.lineRequests)), fmt(number(k, "lines")), "distinct 128-byte lines per request, summed");
-      statRow("bytes requested", fmt(static_cast<double>(g.bytesRequested)), fmt(number(k, "bytes_requested")),
+      statRow("lines", formatNumber(static_cast<double>(g.lineRequests)), formatNumber(jsonNumber(k, "lines")), "distinct 128-byte lines per request, summed");
+      statRow("bytes requested", formatNumber(static_cast<double>(g.bytesRequested)), formatNumber(jsonNumber(k, "bytes_requested")),
               "active lanes x bytes per lane");
-      statRow("bytes fetched", fmt(static_cast<double>(g.bytesFetched)), fmt(number(k, "bytes_fetched")), "sectors x 32");
-      double eff = number(k, "efficiency");
-      statRow("efficiency", fmt(100 * g.efficiency, 1) + "%", std::isnan(eff) ? "-" : fmt(100 * eff, 1) + "%",
+      statRow("bytes fetched", formatNumber(static_cast<double>(g.bytesFetched)), formatNumber(jsonNumber(k, "bytes_fetched")), "sectors x 32");
+      double eff = jsonNumber(k, "efficiency");
+      statRow("efficiency", formatNumber(100 * g.efficiency, 1) + "%", std::isnan(eff) ? "-" : formatNumber(100 * eff, 1) + "%",
               "bytes requested / bytes fetched (ncu: smsp__sass_average_data_bytes_per_sector_mem_global_op_*.pct)");
     } else {
       const SharedView& s = v.shared;
-      statRow("requests", fmt(s.requests), fmt(number(k, "requests")), "one per access group (LDS/STS) executed");
-      statRow("wavefronts", fmt(s.wavefronts), fmt(number(k, "wavefronts")), "passes through the 32 banks");
-      statRow("ideal wavefronts", fmt(s.idealWavefronts), fmt(number(k, "ideal_wavefronts")), "one per lane group with an active lane");
-      statRow("bank conflicts", fmt(s.bankConflicts), fmt(number(k, "bank_conflicts")), "wavefronts - ideal");
-      statRow("wavefronts/request", fmt(s.requests ? double(s.wavefronts) / s.requests : NAN, 2),
-              fmt(number(k, "wavefronts_per_request"), 2), "wavefronts / requests");
+      statRow("requests", formatNumber(s.requests), formatNumber(jsonNumber(k, "requests")), "one per access group (LDS/STS) executed");
+      statRow("wavefronts", formatNumber(s.wavefronts), formatNumber(jsonNumber(k, "wavefronts")), "passes through the 32 banks");
+      statRow("ideal wavefronts", formatNumber(s.idealWavefronts), formatNumber(jsonNumber(k, "ideal_wavefronts")), "one per lane group with an active lane");
+      statRow("bank conflicts", formatNumber(s.bankConflicts), formatNumber(jsonNumber(k, "bank_conflicts")), "wavefronts - ideal");
+      statRow("wavefronts/request", formatNumber(s.requests ? double(s.wavefronts) / s.requests : NAN, 2),
+              formatNumber(jsonNumber(k, "wavefronts_per_request"), 2), "wavefronts / requests");
     }
     ImGui::EndTable();
   }
@@ -407,8 +375,8 @@ void drawStats(const SessionData& data, const MemoryView& v, const ViewCache& c,
 // ---- Whole-kernel tables -------------------------------------------------------------------
 
 void drawInstrTable(const SessionData& data, UiState& ui, float height) {
-  const Json* mem = member(data.report, "memory");
-  const Json* list = mem ? member(*mem, "instructions") : nullptr;
+  const Json* mem = jsonMember(&data.report, "memory");
+  const Json* list = mem ? jsonMember(mem, "instructions") : nullptr;
   if (!list || !list->is_array() || list->empty()) {
     ImGui::TextDisabled("the report has no memory instructions");
     return;
@@ -428,43 +396,43 @@ void drawInstrTable(const SessionData& data, UiState& ui, float height) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tips[i]);
   }
   for (const Json& e : *list) {
-    const Json* k = member(e, "counters");
-    const int32_t id = static_cast<int32_t>(number(&e, "instr", -1));
-    const int line = static_cast<int>(number(&e, "line", 0));
-    const bool shared = str(&e, "space") == "shared";
+    const Json* k = jsonMember(&e, "counters");
+    const int32_t id = jsonInt(&e, "instr", -1);
+    const int line = jsonInt(&e, "line", 0);
+    const bool shared = jsonString(&e, "space") == "shared";
     ImGui::TableNextRow();
     if (ui.sourceLine > 0 && line == ui.sourceLine) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, highlightColor());
     ImGui::TableSetColumnIndex(0);
-    std::string lc = std::to_string(line) + ":" + fmt(number(&e, "col", 0)) + "##" + std::to_string(id);
+    std::string lc = std::to_string(line) + ":" + formatNumber(jsonNumber(&e, "col", 0)) + "##" + std::to_string(id);
     if (ImGui::Selectable(lc.c_str(), id == ui.memInstr, ImGuiSelectableFlags_SpanAllColumns)) {
       ui.memInstr = id;
       ui.sourceLine = line;
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("instruction %d: click to draw it above (and select line %d)", id, line);
     ImGui::TableSetColumnIndex(1);
-    ImGui::TextUnformatted(str(&e, "op").c_str());
+    ImGui::TextUnformatted(jsonString(&e, "op").c_str());
     ImGui::TableSetColumnIndex(2);
-    ImGui::TextUnformatted(str(&e, "space").c_str());
+    ImGui::TextUnformatted(jsonString(&e, "space").c_str());
     ImGui::TableSetColumnIndex(3);
-    ImGui::TextUnformatted(fmt(number(&e, "bytes_per_lane")).c_str());
+    ImGui::TextUnformatted(formatNumber(jsonNumber(&e, "bytes_per_lane")).c_str());
     ImGui::TableSetColumnIndex(4);
-    ImGui::TextUnformatted(fmt(number(k, "requests")).c_str());
+    ImGui::TextUnformatted(formatNumber(jsonNumber(k, "requests")).c_str());
     ImGui::TableSetColumnIndex(5);
-    ImGui::TextUnformatted(shared ? "-" : fmt(number(k, "sectors")).c_str());
+    ImGui::TextUnformatted(shared ? "-" : formatNumber(jsonNumber(k, "sectors")).c_str());
     ImGui::TableSetColumnIndex(6);
-    ImGui::TextUnformatted(shared ? "-" : fmt(number(k, "sectors_per_request"), 2).c_str());
+    ImGui::TextUnformatted(shared ? "-" : formatNumber(jsonNumber(k, "sectors_per_request"), 2).c_str());
     ImGui::TableSetColumnIndex(7);
-    double eff = number(k, "efficiency");
-    ImGui::TextUnformatted(shared || std::isnan(eff) ? "-" : fmt(100 * eff, 1).c_str());
+    double eff = jsonNumber(k, "efficiency");
+    ImGui::TextUnformatted(shared || std::isnan(eff) ? "-" : formatNumber(100 * eff, 1).c_str());
     ImGui::TableSetColumnIndex(8);
-    ImGui::TextUnformatted(shared ? (fmt(number(k, "wavefronts")) + " / " + fmt(number(k, "ideal_wavefronts"))).c_str() : "-");
+    ImGui::TextUnformatted(shared ? (formatNumber(jsonNumber(k, "wavefronts")) + " / " + formatNumber(jsonNumber(k, "ideal_wavefronts"))).c_str() : "-");
   }
   ImGui::EndTable();
 }
 
 void drawNcuTable(const SessionData& data, float height) {
-  const Json* mem = member(data.report, "memory");
-  const Json* list = mem ? member(*mem, "ncu_metrics") : nullptr;
+  const Json* mem = jsonMember(&data.report, "memory");
+  const Json* list = mem ? jsonMember(mem, "ncu_metrics") : nullptr;
   if (!list || !list->is_array() || list->empty()) {
     ImGui::TextDisabled("the report has no Nsight Compute metrics");
     return;
@@ -479,12 +447,12 @@ void drawNcuTable(const SessionData& data, float height) {
   for (const Json& e : *list) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::TextUnformatted(str(&e, "metric").c_str());
+    ImGui::TextUnformatted(jsonString(&e, "metric").c_str());
     ImGui::TableSetColumnIndex(1);
-    ImGui::TextUnformatted(str(&e, "ours").c_str());
+    ImGui::TextUnformatted(jsonString(&e, "ours").c_str());
     ImGui::TableSetColumnIndex(2);
-    double val = number(&e, "value");
-    ImGui::TextUnformatted(fmt(val, std::isnan(val) || val == std::round(val) ? 0 : 2).c_str());
+    double val = jsonNumber(&e, "value");
+    ImGui::TextUnformatted(formatNumber(val, std::isnan(val) || val == std::round(val) ? 0 : 2).c_str());
   }
   ImGui::EndTable();
 }
@@ -588,8 +556,8 @@ void drawMemoryPanel(const SessionData& data, UiState& ui) {
   ImGui::Separator();
   const float rest = ImGui::GetContentRegionAvail().y;
   // The instruction table as tall as its rows (at most half of what is left), the metrics below.
-  const Json* memJ = member(data.report, "memory");
-  const Json* instrsJ = memJ ? member(*memJ, "instructions") : nullptr;
+  const Json* memJ = jsonMember(&data.report, "memory");
+  const Json* instrsJ = memJ ? jsonMember(memJ, "instructions") : nullptr;
   const float rows = instrsJ && instrsJ->is_array() ? static_cast<float>(instrsJ->size()) + 1.5f : 2.0f;
   const float rowH = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y;
   const float instrH = std::clamp(rows * rowH + ImGui::GetTextLineHeightWithSpacing() + 4, 60.0f, std::max(60.0f, rest * 0.5f));

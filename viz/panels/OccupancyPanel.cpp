@@ -1,14 +1,15 @@
 // The Occupancy panel: how many blocks of the kernel one SM holds, and what stops it holding
 // more, as NVIDIA's occupancy calculator shows it. Three sliders (threads per block, registers
 // per thread, shared memory per block) start at the compiled kernel's own values (the report's
-// "occupancy" and "registers": from ptxas when the PTX stage ran, else the thread-IR ESTIMATE);
-// beside them the result (blocks and warps per SM, occupancy, the limiter and every limit), and
-// below three curves of active warps per SM as one input varies, with the sliders' point and the
-// kernel's point marked.
+// "occupancy" and "registers": ptxas, a given count or the driver's from a results file, else
+// the thread-IR ESTIMATE — the report's registers.source says which); beside them the result
+// (blocks and warps per SM, occupancy, the limiter and every limit), and below three curves of
+// active warps per SM as one input varies, with the sliders' point and the kernel's point marked.
 //
 // Expects: a simulated SessionData (report["occupancy"], data.gpu). Guarantees: every number
-// drawn comes from viz/model/OccupancyCurves.h (i.e. from sim/Occupancy.h occupancy()); the
-// panel only changes UiState::occThreads/occRegisters/occSharedBytes.
+// drawn comes from viz/model/OccupancyCurves.h (i.e. from sim/Occupancy.h occupancy()), computed
+// once per (snapshot, slider values, GPU) and cached, not every frame; the panel only changes
+// UiState::occThreads/occRegisters/occSharedBytes.
 #include <imgui.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <string>
 
+#include "viz/model/Format.h"
 #include "viz/model/OccupancyCurves.h"
 #include "viz/model/TimelineView.h"
 #include "viz/panels/Panels.h"
@@ -23,49 +25,60 @@
 namespace tl::viz {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 constexpr Rgba kSliderMarker = rgba(255, 255, 255);
 constexpr Rgba kKernelMarker = rgba(255, 214, 0);
 constexpr Rgba kAxis = rgba(170, 170, 180);
 constexpr Rgba kGrid = rgba(70, 70, 80);
 constexpr Rgba kPlotBg = rgba(28, 28, 34);
 
-int jsonInt(const Json& j, const char* a, const char* b) {
-  if (!j.is_object() || !j.contains(a) || !j[a].is_object()) return 0;
-  const Json& o = j[a];
-  auto it = o.find(b);
-  return it != o.end() && it->is_number() ? it->get<int>() : 0;
-}
-
 // The compiled kernel's inputs and where its register count came from.
 struct KernelPoint {
   OccInputs in;
-  std::string registerSource;  // "ptxas" / "ESTIMATE: estimate from thread IR ..."
+  std::string registerSource;  // "ESTIMATE: ..." / the report's registers.source ("ptxas -v ...")
+  std::string sourceText;      // the report's registers.source as written ("" when absent)
   bool estimate = true;
 };
 
 KernelPoint kernelPoint(const SessionData& data) {
   KernelPoint k;
-  k.in.threads = jsonInt(data.report, "occupancy", "threads_per_block");
-  k.in.registers = jsonInt(data.report, "occupancy", "registers_per_thread");
-  k.in.shared = jsonInt(data.report, "occupancy", "shared_bytes_per_block");
-  if (data.report.contains("registers") && data.report["registers"].is_object()) {
-    const Json& r = data.report["registers"];
-    k.estimate = !r.contains("estimate") || !r["estimate"].is_boolean() || r["estimate"].get<bool>();
-    std::string src = r.contains("source") && r["source"].is_string() ? r["source"].get<std::string>() : "";
+  const ReportJson* occ = jsonMember(&data.report, "occupancy");
+  k.in.threads = jsonInt(occ, "threads_per_block");
+  k.in.registers = jsonInt(occ, "registers_per_thread");
+  k.in.shared = jsonInt(occ, "shared_bytes_per_block");
+  const ReportJson* r = jsonMember(&data.report, "registers");
+  if (r && r->is_object()) {
+    k.estimate = jsonBool(r, "estimate", true);
+    k.sourceText = jsonString(r, "source");
+    const std::string& src = k.sourceText;
     k.registerSource = k.estimate ? "ESTIMATE" + (src.empty() ? "" : ": " + src) : (src.empty() ? "compiler" : src);
   }
   return k;
 }
 
-std::string withCommas(int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v), s = v < 0 ? "-" : "";
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
-    s += digits[i];
+// The curves and results of the panel, kept between frames (about 2,100 occupancy() calls):
+// recomputed when the snapshot, a slider or the GPU changes.
+struct CurvesCache {
+  const SessionData* data = nullptr;
+  uint64_t generation = 0;
+  OccInputs sliders, kernel;
+  std::string gpuKey;
+  bool valid = false;
+  OccupancyCurves curves;
+};
+
+const OccupancyCurves& cachedCurves(const SessionData& data, const OccInputs& sliders, const OccInputs& kernel) {
+  static CurvesCache c;
+  if (!c.valid || c.data != &data || c.generation != data.generation || !(c.sliders == sliders) ||
+      !(c.kernel == kernel) || c.gpuKey != data.gpu.key) {
+    c.data = &data;
+    c.generation = data.generation;
+    c.sliders = sliders;
+    c.kernel = kernel;
+    c.gpuKey = data.gpu.key;
+    c.curves = occupancyCurves(data.gpu, sliders, kernel);
+    c.valid = true;
   }
-  return s;
+  return c.curves;
 }
 
 std::string limitText(int blocks) { return blocks == kOccUnlimited ? "no limit" : std::to_string(blocks); }
@@ -112,10 +125,16 @@ void drawSliders(const OccSliderRanges& r, const OccInputs& kernel, const Kernel
     ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1), "kernel's registers: %s", k.registerSource.c_str());
   else
     ImGui::Text("kernel's registers: %d from %s", kernel.registers, k.registerSource.c_str());
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(k.estimate ? "No compiler ran (tilelab built without LLVM 19, or the PTX stage failed):\n"
-                                   "the count is the peak of live 32-bit values in the thread IR + overhead."
-                                 : "What ptxas -v reported for the compiled PTX.");
+  if (ImGui::IsItemHovered()) {
+    // Not an estimate: the count is ptxas', a given one or the driver's from a results file;
+    // the report's registers.source says which (docs/sim.md, "Registers").
+    if (k.estimate)
+      ImGui::SetTooltip("No compiler count (tilelab built without LLVM 19, or the PTX stage failed):\n"
+                        "the count is the peak of live 32-bit values in the thread IR + overhead.");
+    else
+      ImGui::SetTooltip("Where the count comes from (the report's registers.source):\n%s",
+                        k.sourceText.empty() ? "not said" : k.sourceText.c_str());
+  }
 }
 
 void drawResult(const OccupancyResult& o, const GpuSpec& gpu) {
@@ -405,7 +424,7 @@ void drawOccupancyPanel(const SessionData& data, UiState& ui) {
               withCommas(data.gpu.registersPerSM).c_str(), withCommas(data.gpu.sharedPerSM).c_str(),
               data.gpu.maxBlocksPerSM);
   ImGui::Separator();
-  OccupancyCurves c;
+  const OccupancyCurves* curves = nullptr;
   if (ImGui::BeginTable("occ_top", 2, ImGuiTableFlags_SizingStretchProp)) {
     ImGui::TableSetupColumn("controls", ImGuiTableColumnFlags_WidthFixed, 470);
     ImGui::TableSetupColumn("result", ImGuiTableColumnFlags_WidthStretch);
@@ -414,12 +433,13 @@ void drawOccupancyPanel(const SessionData& data, UiState& ui) {
     drawSliders(ranges, clampInputs(ranges, k.in), k, data.gpu, ui);
     ImGui::TableNextColumn();
     // After the sliders (which may have moved this frame), so the result never lags a frame.
-    c = occupancyCurves(data.gpu, {ui.occThreads, ui.occRegisters, ui.occSharedBytes}, k.in);
-    drawResult(c.atCurrent, data.gpu);
+    curves = &cachedCurves(data, {ui.occThreads, ui.occRegisters, ui.occSharedBytes}, k.in);
+    drawResult(curves->atCurrent, data.gpu);
     ImGui::EndTable();
   } else {
-    c = occupancyCurves(data.gpu, {ui.occThreads, ui.occRegisters, ui.occSharedBytes}, k.in);
+    curves = &cachedCurves(data, {ui.occThreads, ui.occRegisters, ui.occSharedBytes}, k.in);
   }
+  const OccupancyCurves& c = *curves;
   ImGui::Separator();
   drawLegend();
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "viz/model/Format.h"
 #include "viz/model/LineLinks.h"
 #include "viz/model/Palette.h"
 #include "viz/panels/Panels.h"
@@ -92,16 +93,6 @@ int linkOf(const StageText& st, int i) {
   return i >= 0 && static_cast<size_t>(i) < st.sourceLine.size() ? st.sourceLine[static_cast<size_t>(i)] : 0;
 }
 
-// The text of source line `line` (1-based) for tooltips, "" when out of range.
-std::string sourceLineText(const StagesState& s, const SessionData& data, int line) {
-  for (size_t k = 0; k < data.stages.size() && k < s.text.size(); ++k)
-    if (data.stages[k].name == "source") {
-      const auto& lines = s.text[k].lines;
-      if (line >= 1 && static_cast<size_t>(line) <= lines.size()) return lines[static_cast<size_t>(line - 1)];
-    }
-  return "";
-}
-
 // The column of one stage: a scrolling child with line numbers, highlighted lines and clicks.
 void drawStageColumn(const SessionData& data, UiState& ui, StagesState& s, size_t k, float height) {
   const StageText& st = data.stages[k];
@@ -153,7 +144,7 @@ void drawStageColumn(const SessionData& data, UiState& ui, StagesState& s, size_
           ImGui::BeginTooltip();
           if (link > 0)
             ImGui::Text("%s line %d came from source line %d:\n  %s\nclick to select it in every stage", st.name.c_str(), i + 1,
-                        link, sourceLineText(s, data, link).c_str());
+                        link, sourceLineText(data.source, link).c_str());
           else
             ImGui::Text("%s line %d has no source location", st.name.c_str(), i + 1);
           ImGui::EndTooltip();
@@ -171,14 +162,12 @@ void drawStageColumn(const SessionData& data, UiState& ui, StagesState& s, size_
 }
 
 // Under the columns: how many lines of each stage the selected source line became.
-void drawCounts(const SessionData& data, const UiState& ui, const StagesState& s) {
+void drawCounts(const SessionData& data, const UiState& ui) {
   if (ui.sourceLine <= 0) {
     ImGui::TextDisabled("Click a line in any stage to select its source line and see what it became everywhere.");
     return;
   }
-  std::string text = sourceLineText(s, data, ui.sourceLine);
-  size_t first = text.find_first_not_of(' ');
-  ImGui::Text("source line %d: %s", ui.sourceLine, first == std::string::npos ? "" : text.c_str() + first);
+  ImGui::Text("source line %d: %s", ui.sourceLine, sourceLineText(data.source, ui.sourceLine).c_str());
   ImGui::TextUnformatted("became:");
   for (const StageText& st : data.stages) {
     if (st.name == "source") continue;
@@ -266,7 +255,7 @@ void drawStagesPanel(const SessionData& data, UiState& ui) {
     }
     ImGui::EndTable();
   }
-  drawCounts(data, ui, s);
+  drawCounts(data, ui);
 }
 
 }  // namespace tl::viz

@@ -7,7 +7,8 @@
 // Guarantees: the owners come from viz/model/ThreadGrid (Layout::coords, as the lowering uses),
 // computed once per (snapshot, value, columns) and cached; each frame draws only the cells in
 // view, and cells shrink to at most 2 px before the grid scrolls, so a large tile never costs
-// millions of rectangles; a rank-3 value or a tile too large to compute says so instead.
+// millions of rectangles; a rank-3 value or a tile with more than kMaxGridOwners (256K) element
+// copies (too slow to compute on the UI thread) says so instead.
 #include <imgui.h>
 
 #include <algorithm>
@@ -43,9 +44,12 @@ ThreadsState& state() {
 
 // The value the panel shows when the user has not chosen one: the first load's result (found
 // in the layouts stage's text, `%x = load ...`), else the first 2-D value, else the first.
+// Only the layouts stage is searched: SessionData::values are named as the layouts function
+// prints them (unnamed values are numbered per printed function), so a name read from the
+// block IR's text could be another value's.
 const LayoutValue* defaultValue(const SessionData& data) {
   for (const StageText& st : data.stages) {
-    if (st.name != "layouts" && st.name != "block IR") continue;
+    if (st.name != "layouts") continue;
     size_t at = st.text.find(" = load ");
     if (at == std::string::npos) continue;
     size_t start = st.text.rfind('\n', at);
@@ -80,7 +84,9 @@ const ThreadGrid& gridFor(const SessionData& data, const LayoutValue& v, Threads
     c.generation = data.generation;
     c.value = v.name;
     c.columns1D = cols;
-    c.grid = buildThreadGrid(*v.layout, v.shape, std::max<int64_t>(cols, 1));
+    // At most kMaxGridOwners element copies (Layout::coords calls), computed on the UI thread:
+    // a larger tile gets `ok` false and its reason, which the panel prints.
+    c.grid = buildThreadGrid(*v.layout, v.shape, std::max<int64_t>(cols, 1), kMaxGridOwners);
   }
   return c.grid;
 }

@@ -238,6 +238,15 @@ void drawTimingsPanel(const SessionData& data, UiState& ui) {
   (void)ui;
   // The measured numbers do not need the simulation; the predictions do.
   if (drawNotReady(data, false)) return;
+  if (data.phase != Phase::Simulated) {
+    // Measured results are read with the simulation (they need the GPU description).
+    ImGui::TextDisabled("simulating...");
+    return;
+  }
+  if (!data.measuredNote.empty()) {
+    ImGui::TextWrapped("No measurements shown: %s.", data.measuredNote.c_str());
+    return;
+  }
   if (data.timings.empty() && !data.measured) {
     ImGui::TextUnformatted("Nothing measured for this kernel yet.");
     where(data);
@@ -259,7 +268,7 @@ void drawTimingsPanel(const SessionData& data, UiState& ui) {
                        "%d of %d within %.0f%%, mean |error| %.1f%%, max %.1f%%", s.within, s.compared,
                        kTimingTargetPercent, s.meanAbsErrorPct, s.maxAbsErrorPct);
   else
-    ImGui::TextDisabled(data.phase == Phase::Simulated ? "no row could be predicted" : "predicting...");
+    ImGui::TextDisabled(data.timingsPending ? "predicting..." : "no row could be predicted");
   timingsTableUi(rows);
   ImGui::Spacing();
   dotChart(rows);
