@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
+#include <set>
+#include <map>
 #include <sstream>
 
 #include "runtime/Driver.h"
@@ -117,6 +120,46 @@ TEST(SimReport, ChromeTraceParses) {
   int complete = 0;
   for (const Json& e : events) complete += e["ph"] == "X";
   EXPECT_GT(complete, 0) << r.chromeTrace.substr(0, 400);
+}
+
+// What the Trace Event Format (the JSON Perfetto and chrome://tracing import) requires of our
+// events: an object with a traceEvents array and a valid displayTimeUnit; every event a string
+// `ph` and `name` and an integer pid; complete ("X") events an integer tid and numeric ts and
+// dur >= 0; metadata ("M") events one of the names the importers know, with args; and, per
+// thread row, complete events that never partly overlap (an importer nests slices on a row,
+// and a partial overlap is an import error).
+TEST(SimReport, ChromeTraceFollowsTheTraceEventFormat) {
+  SimOptions o;
+  o.unfused = false;
+  SimReport r = simulate("softmax", o);
+  Json trace = Json::parse(r.chromeTrace);
+  ASSERT_TRUE(trace.is_object());
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  EXPECT_TRUE(trace["displayTimeUnit"] == "ns" || trace["displayTimeUnit"] == "ms");
+  std::map<int64_t, std::vector<std::pair<double, double>>> rows;  // tid -> (ts, dur)
+  for (const Json& e : trace["traceEvents"]) {
+    ASSERT_TRUE(e["ph"].is_string() && e["name"].is_string() && e["pid"].is_number_integer()) << e.dump();
+    if (e["ph"] == "X") {
+      ASSERT_TRUE(e["tid"].is_number_integer() && e["ts"].is_number() && e["dur"].is_number()) << e.dump();
+      EXPECT_GE(e["ts"].get<double>(), 0.0);
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+      rows[e["tid"].get<int64_t>()].push_back({e["ts"].get<double>(), e["dur"].get<double>()});
+    } else {
+      ASSERT_EQ(e["ph"], "M") << e.dump();
+      static const std::set<std::string> known = {"process_name", "thread_name", "process_sort_index",
+                                                  "thread_sort_index"};
+      EXPECT_TRUE(known.count(e["name"].get<std::string>())) << e.dump();
+      EXPECT_TRUE(e["args"].is_object()) << e.dump();
+    }
+  }
+  ASSERT_FALSE(rows.empty());
+  for (auto& [tid, slices] : rows) {
+    std::sort(slices.begin(), slices.end());
+    for (size_t i = 1; i < slices.size(); ++i) {
+      const double end = slices[i - 1].first + slices[i - 1].second;
+      EXPECT_GE(slices[i].first, end - 1e-9) << "row " << tid << ": slice " << i << " starts inside the previous one";
+    }
+  }
 }
 
 // Sampling: the first 16 of vector_add's 97 blocks, scaled x97/16, against the full run.
