@@ -74,6 +74,7 @@ const Field kFields[] = {
     TL_GPU_FIELD(l1LatencyCycles),
     TL_GPU_FIELD(sharedLatencyCycles),
     TL_GPU_FIELD(l2BandwidthBytesPerCycle),
+    TL_GPU_FIELD(blockLaunchIntervalCycles),
     TL_GPU_FIELD(sources),
 };
 #undef TL_GPU_FIELD
@@ -177,6 +178,7 @@ void checkConsistency(const GpuSpec& g, const std::string& file) {
   positive(g.sharedLatencyCycles, "sharedLatencyCycles");
   positiveD(g.l2BandwidthBytesPerCycle, "l2BandwidthBytesPerCycle");
   if (g.reservedSharedPerBlock < 0) fail(file, "reservedSharedPerBlock", "must not be negative");
+  if (g.blockLaunchIntervalCycles < 0) fail(file, "blockLaunchIntervalCycles", "must not be negative");
 
   if (g.maxWarpsPerSM * 32 != g.maxThreadsPerSM)
     fail(file, "maxWarpsPerSM", std::to_string(g.maxWarpsPerSM) + " warps x 32 != maxThreadsPerSM " +

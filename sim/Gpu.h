@@ -55,6 +55,9 @@ struct GpuSpec {
   int l1LatencyCycles = 0;
   int sharedLatencyCycles = 0;
   double l2BandwidthBytesPerCycle = 0;  // whole chip
+  // Block launch: the fewest cycles between two blocks starting on one SM (the block
+  // scheduler's rate, per SM); 0 when not measured (no limit modelled).
+  int blockLaunchIntervalCycles = 0;
 
   std::vector<std::string> sources;  // citations for the figures above
 };

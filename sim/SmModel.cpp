@@ -81,6 +81,8 @@ class Sm {
       throw std::invalid_argument("simulateSm: schedulers, resident blocks and blocks must be at least 1");
     if (!(c.dramBytesPerCycle > 0) || !(c.l2BytesPerCycle > 0))
       throw std::invalid_argument("simulateSm: the DRAM and L2 bandwidth shares must be positive");
+    if (c.blockLaunchCycles < 0 || c.blockLaunchInterval < 0)
+      throw std::invalid_argument("simulateSm: block launch cycles and interval must not be negative");
     warpsPerBlock_ = int(sample[0].warps.size());
     for (const BlockStream& b : sample) {
       if (b.warps.empty() || int(b.warps.size()) != warpsPerBlock_)
@@ -109,11 +111,14 @@ class Sm {
   }
 
   SmResult run() {
-    for (int s = 0; s < slots_; ++s) startBlock(s, 0);
+    for (int s = 0; s < slots_; ++s) launchAt_[size_t(s)] = 0;
     int64_t t = 0;
     while (retired_ < c_.blocks) {
       for (int s = 0; s < slots_; ++s)
-        if (launchAt_[size_t(s)] <= t) startBlock(s, t);
+        if (launchAt_[size_t(s)] <= t && t >= nextStartAllowed_) {
+          startBlock(s, t);
+          nextStartAllowed_ = t + c_.blockLaunchInterval;
+        }
       for (int s = 0; s < c_.schedulers; ++s) trySchedule(s, t);
       if (retired_ >= c_.blocks) break;
       t = nextEvent(t);
@@ -131,6 +136,7 @@ class Sm {
   std::vector<int> rr_;                    // per scheduler: the warp (index in warps_) issued last, -1: none
   std::vector<int64_t> busy_;              // per scheduler: busy until this cycle
   std::vector<int64_t> launchAt_;          // per slot: when the next block starts (kNever: none)
+  int64_t nextStartAllowed_ = 0;           // the block scheduler's next free cycle (blockLaunchInterval)
   std::vector<int> arrived_;               // per slot: warps waiting at the barrier
   std::vector<int> exitedInSlot_;          // per slot: warps that exited
   std::vector<int64_t> slotBlock_;
@@ -319,7 +325,8 @@ class Sm {
       const int s = int((&w - warps_.data()) % c_.schedulers);
       next = std::min(next, std::max({w.readyAt, busy_[size_t(s)], t + 1}));
     }
-    for (int64_t l : launchAt_) next = std::min(next, std::max(l, t + 1));
+    for (int64_t l : launchAt_)
+      if (l != kNever) next = std::min(next, std::max({l, nextStartAllowed_, t + 1}));
     if (next == kNever)
       throw std::runtime_error("simulateSm: no warp can make progress (warps wait at a barrier that not all reach)");
     return next;

@@ -29,8 +29,9 @@
 //   - a Barrier holds its warp until every warp of its block has issued it; all are released
 //     `barrierLatency` cycles after the last arrival;
 //   - Exit ends the warp; when every warp of a block has exited, the block retires and, after
-//     `blockLaunchCycles`, the next block (if any remain) takes its place. Block j of the SM
-//     replays sample[j % sample.size()].
+//     `blockLaunchCycles`, the next block (if any remain) takes its place; two blocks never
+//     start on the SM less than `blockLaunchInterval` cycles apart (the first wave included).
+//     Block j of the SM replays sample[j % sample.size()].
 //
 // Expects: every dep index smaller than the instruction's own index; every warp stream ending
 // with an Exit (a stream that does not is given one); all warps of a block reaching the same
@@ -109,6 +110,8 @@ struct SmConfig {
   double l2BytesPerCycle = 0;   // this SM's share of L2 bandwidth (> 0)
   int barrierLatency = 20;      // cycles from the last arrival to the release
   int blockLaunchCycles = 0;    // cycles between a block retiring and the next one starting
+  int blockLaunchInterval = 0;  // fewest cycles between two block starts on this SM (the
+                                // block scheduler's rate; 0: no limit)
   int64_t timelineBlocks = 0;   // record segments for the first N blocks (-1: all; 0: none)
 };
 

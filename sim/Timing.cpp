@@ -22,6 +22,7 @@ const char* timeLimiterName(TimeLimiter l) {
     case TimeLimiter::Latency: return "memory latency";
     case TimeLimiter::Barrier: return "barriers";
     case TimeLimiter::Dependency: return "arithmetic dependencies";
+    case TimeLimiter::BlockLaunch: return "block launch rate";
   }
   return "?";
 }
@@ -343,7 +344,7 @@ std::string fmt(double v, int digits = 1) {
   return b;
 }
 
-void classify(TimingResult& r, const SmResult& sm) {
+void classify(TimingResult& r, const SmResult& sm, int launchInterval) {
   const double waitMem = r.warpStateShare[size_t(WarpState::WaitingMemory)];
   const double waitBar = r.warpStateShare[size_t(WarpState::WaitingBarrier)];
   const double waitDep = r.warpStateShare[size_t(WarpState::WaitingDependency)];
@@ -352,6 +353,14 @@ void classify(TimingResult& r, const SmResult& sm) {
     r.limiter = TimeLimiter::DramBandwidth;
     r.limiterWhy = "the SM's share of DRAM bandwidth (" + fmt(r.dramBytesPerCycleSM) + " B/cycle) is busy " +
                    fmt(100 * r.dramUtilization) + "% of the time";
+  } else if (launchInterval > 0 && sm.cycles > 0 &&
+             double(r.blocksSimulated) * launchInterval >= kBusy * double(sm.cycles)) {
+    r.limiter = TimeLimiter::BlockLaunch;
+    r.limiterWhy = "the SM starts a block at most every " + std::to_string(launchInterval) +
+                   " cycles (the block scheduler's rate): " + std::to_string(r.blocksSimulated) + " blocks x " +
+                   std::to_string(launchInterval) + " = " + fmt(100.0 * double(r.blocksSimulated) * launchInterval /
+                                                                double(sm.cycles), 0) +
+                   "% of the SM's cycles; more work per block would help";
   } else if (r.l2Utilization >= kBusy) {
     r.limiter = TimeLimiter::L2Bandwidth;
     r.limiterWhy = "the SM's share of L2 bandwidth is busy " + fmt(100 * r.l2Utilization) + "% of the time";
@@ -419,6 +428,7 @@ TimingInput buildTimingInput(const Function& threadIR, const ExecResult& run, co
 TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const TimingOptions& o) {
   if (in.sample.empty()) throw std::invalid_argument("timing: no sampled block");
   if (o.gridBlocks < 0 || o.maxSimulatedBlocks < 1 || o.launchOverheadUs < 0 || o.blockLaunchCycles < 0 ||
+      o.blockLaunchIntervalCycles < -1 ||
       !(o.smMaxBytesPerCycle > 0))
     throw std::invalid_argument("timing: options out of range (gridBlocks >= 0, maxSimulatedBlocks >= 1, "
                                 "launchOverheadUs >= 0, blockLaunchCycles >= 0, smMaxBytesPerCycle > 0)");
@@ -455,6 +465,7 @@ TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const Timing
   c.l2BytesPerCycle = l2PerCycle;
   c.barrierLatency = o.latencies.barrier;
   c.blockLaunchCycles = o.blockLaunchCycles;
+  c.blockLaunchInterval = o.blockLaunchIntervalCycles >= 0 ? o.blockLaunchIntervalCycles : gpu.blockLaunchIntervalCycles;
   c.timelineBlocks = o.timelineBlocks;
   SmResult sm = simulateSm(in.sample, c);
 
@@ -495,7 +506,7 @@ TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const Timing
     if (WarpState(s) != WarpState::Done) live += sm.warpCycles[size_t(s)];
   for (int s = 0; s < kWarpStates; ++s)
     if (WarpState(s) != WarpState::Done && live > 0) r.warpStateShare[size_t(s)] = double(sm.warpCycles[size_t(s)]) / double(live);
-  classify(r, sm);
+  classify(r, sm, c.blockLaunchInterval);
   r.timeline = std::move(sm.timeline);
   return r;
 }

@@ -84,6 +84,8 @@ struct TimingOptions {
   double launchOverheadUs = 2.0;   // added to every kernel: launch and drain, an assumption
                                    // to calibrate against measurement (docs/sim.md)
   int blockLaunchCycles = 0;       // between a block retiring and the next starting on its SM
+  int blockLaunchIntervalCycles = -1;  // fewest cycles between two block starts on an SM;
+                                       // -1: the GPU's (GpuSpec::blockLaunchIntervalCycles)
   double smMaxBytesPerCycle = 64;  // what one SM can move to/from L2 per cycle at most (assumption)
   InstrLatencies latencies;
 };
@@ -97,6 +99,8 @@ enum class TimeLimiter {
                   // (or more bytes per warp in flight) would help
   Barrier,        // warps mostly wait at barriers for slower warps of their block
   Dependency,     // warps mostly wait on arithmetic results (long dependency chains)
+  BlockLaunch,    // the SM mostly waits for the block scheduler to start its next block:
+                  // blocks too short for its rate (more work per block would help)
 };
 const char* timeLimiterName(TimeLimiter l);  // "DRAM bandwidth", "latency", ...
 

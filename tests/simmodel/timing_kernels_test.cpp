@@ -149,15 +149,17 @@ TEST(TimingKernels, ExtrapolationAgreesWithTheFullSimulation) {
 }
 
 TEST(TimingKernels, ResidentWarpsSweepFallsThenFlattens) {
-  // BLOCK = 128: one element per thread, so a warp has only 2 x 128 bytes of loads in flight
-  // and it takes many resident warps to cover DRAM latency x bandwidth.
+  // BLOCK = 256 over 8 warps: one element per thread, so a warp has only 2 x 128 bytes of
+  // loads in flight and it takes many resident warps to cover DRAM latency x bandwidth. A block
+  // moves 3 KB, so the block scheduler's rate (one block per SM every 158 cycles: 19.4 B/cycle)
+  // stays above the SM's DRAM share (16.35 B/cycle) and out of the way.
   const int64_t n = int64_t(1) << 22;
-  auto t = timeKernel("vector_add", {{"N", std::to_string(n)}, {"BLOCK", "128"}}, 64, h200());
+  auto t = timeKernel("vector_add", {{"N", std::to_string(n)}, {"BLOCK", "256"}, {"num_warps", "8"}}, 64, h200());
   ASSERT_TRUE(t->ok);
   std::vector<SweepPoint> sweep = residentWarpsSweep(t->input, h200(), t->options);
-  const OccupancyResult occ = occupancy(h200(), 128, t->input.registersPerThread, 0);
-  ASSERT_EQ(int(sweep.size()), occ.activeBlocksPerSM);  // 1.. the occupancy limit, blocks of 4 warps
-  ASSERT_GE(sweep.size(), 8u);
+  const OccupancyResult occ = occupancy(h200(), 256, t->input.registersPerThread, 0);
+  ASSERT_EQ(int(sweep.size()), occ.activeBlocksPerSM);  // 1.. the occupancy limit, blocks of 8 warps
+  ASSERT_GE(sweep.size(), 6u);
   EXPECT_EQ(sweep.front().limiter, TimeLimiter::Latency);
   EXPECT_EQ(sweep.back().limiter, TimeLimiter::DramBandwidth);
   EXPECT_GT(sweep.front().timeUs, 1.5 * sweep.back().timeUs);
@@ -168,6 +170,26 @@ TEST(TimingKernels, ResidentWarpsSweepFallsThenFlattens) {
     std::cout << p.residentWarps << " warps: " << p.timeUs << " us, " << p.achievedDramGBs << " GB/s, "
               << p.dramBytesInFlight << " B in flight, latency " << p.dramMeanLatency << ", "
               << timeLimiterName(p.limiter) << "\n";
+}
+
+// One element per thread in blocks of 128: each block moves 1.5 KB, and the H200's block
+// scheduler starts at most one block per SM every 158 cycles (measured,
+// sim/gpus/launch_probe.cu), i.e. 9.7 B/cycle against a DRAM share of 16.35: the block launch
+// rate, not DRAM, sets the time, as it does on the card.
+TEST(TimingKernels, TinyBlocksAreLimitedByTheBlockLaunchRate) {
+  const int64_t n = int64_t(1) << 22;
+  auto t = timeKernel("vector_add", {{"N", std::to_string(n)}, {"BLOCK", "128"}}, 64, h200());
+  ASSERT_TRUE(t->ok);
+  const TimingResult& r = t->result;
+  EXPECT_EQ(r.limiter, TimeLimiter::BlockLaunch) << r.limiterWhy;
+  const double launchBound = double(r.blocksPerSM) * h200().blockLaunchIntervalCycles / (1000.0 * h200().smClockGHz);
+  EXPECT_NEAR(r.smTimeUs, launchBound, 0.05 * launchBound);
+  // Without the limit the same kernel is latency- then bandwidth-bound, and faster.
+  TimingOptions o = t->options;
+  o.blockLaunchIntervalCycles = 0;
+  TimingResult free = predictTime(t->input, h200(), o);
+  EXPECT_NE(free.limiter, TimeLimiter::BlockLaunch);
+  EXPECT_LT(free.timeUs, r.timeUs);
 }
 
 TEST(TimingKernels, SoftmaxIsNearItsBandwidthBound) {
