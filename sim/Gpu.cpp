@@ -75,6 +75,7 @@ const Field kFields[] = {
     TL_GPU_FIELD(sharedLatencyCycles),
     TL_GPU_FIELD(l2BandwidthBytesPerCycle),
     TL_GPU_FIELD(blockLaunchIntervalCycles),
+    TL_GPU_FIELD(launchOverheadUs),
     TL_GPU_FIELD(sources),
 };
 #undef TL_GPU_FIELD
@@ -179,6 +180,7 @@ void checkConsistency(const GpuSpec& g, const std::string& file) {
   positiveD(g.l2BandwidthBytesPerCycle, "l2BandwidthBytesPerCycle");
   if (g.reservedSharedPerBlock < 0) fail(file, "reservedSharedPerBlock", "must not be negative");
   if (g.blockLaunchIntervalCycles < 0) fail(file, "blockLaunchIntervalCycles", "must not be negative");
+  if (!(g.launchOverheadUs >= 0)) fail(file, "launchOverheadUs", "must not be negative");
 
   if (g.maxWarpsPerSM * 32 != g.maxThreadsPerSM)
     fail(file, "maxWarpsPerSM", std::to_string(g.maxWarpsPerSM) + " warps x 32 != maxThreadsPerSM " +

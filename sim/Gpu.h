@@ -58,6 +58,9 @@ struct GpuSpec {
   // Block launch: the fewest cycles between two blocks starting on one SM (the block
   // scheduler's rate, per SM); 0 when not measured (no limit modelled).
   int blockLaunchIntervalCycles = 0;
+  // What one launch adds to a kernel's time as tl-ptx measures it (CUDA events around the
+  // launch, queued behind the L2 flush): launch and drain, in microseconds.
+  double launchOverheadUs = 2.0;
 
   std::vector<std::string> sources;  // citations for the figures above
 };

@@ -427,11 +427,12 @@ TimingInput buildTimingInput(const Function& threadIR, const ExecResult& run, co
 
 TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const TimingOptions& o) {
   if (in.sample.empty()) throw std::invalid_argument("timing: no sampled block");
-  if (o.gridBlocks < 0 || o.maxSimulatedBlocks < 1 || o.launchOverheadUs < 0 || o.blockLaunchCycles < 0 ||
+  if (o.gridBlocks < 0 || o.maxSimulatedBlocks < 1 || (o.launchOverheadUs < 0 && o.launchOverheadUs != -1) ||
+      o.blockLaunchCycles < 0 ||
       o.blockLaunchIntervalCycles < -1 ||
       !(o.smMaxBytesPerCycle > 0))
     throw std::invalid_argument("timing: options out of range (gridBlocks >= 0, maxSimulatedBlocks >= 1, "
-                                "launchOverheadUs >= 0, blockLaunchCycles >= 0, smMaxBytesPerCycle > 0)");
+                                "launchOverheadUs >= 0 or -1, blockLaunchCycles >= 0, smMaxBytesPerCycle > 0)");
   if (gpu.smCount < 1 || !(gpu.smClockGHz > 0) || !(gpu.dramBandwidthGBs > 0) || !(gpu.l2BandwidthBytesPerCycle > 0) ||
       gpu.warpSchedulersPerSM < 1)
     throw std::invalid_argument("timing: GPU '" + gpu.key + "' lacks SMs, clock, schedulers or bandwidths");
@@ -485,7 +486,8 @@ TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const Timing
     r.cyclesPerBlock = double(sm.cycles) / double(r.blocksSimulated);
   }
   r.smTimeUs = double(r.cycles) / (gpu.smClockGHz * 1e3);
-  r.timeUs = r.smTimeUs + o.launchOverheadUs;
+  r.launchOverheadUs = o.launchOverheadUs >= 0 ? o.launchOverheadUs : gpu.launchOverheadUs;
+  r.timeUs = r.smTimeUs + r.launchOverheadUs;
 
   r.dramBytes = in.dramBytesPerBlock * double(r.gridBlocks);
   r.l2Bytes = in.l2BytesPerBlock * double(r.gridBlocks);

@@ -81,8 +81,8 @@ struct TimingOptions {
   const MemoryReport* memory = nullptr;  // hit rates per instruction; nullptr: all DRAM
   int64_t maxSimulatedBlocks = 256;  // per SM; beyond, extrapolate from the steady state
   int64_t timelineBlocks = 8;      // blocks whose warps get timeline segments (-1: all)
-  double launchOverheadUs = 2.0;   // added to every kernel: launch and drain, an assumption
-                                   // to calibrate against measurement (docs/sim.md)
+  double launchOverheadUs = -1;    // added to every kernel: launch and drain; -1: the GPU's
+                                   // (GpuSpec::launchOverheadUs, measured on the H200)
   int blockLaunchCycles = 0;       // between a block retiring and the next starting on its SM
   int blockLaunchIntervalCycles = -1;  // fewest cycles between two block starts on an SM;
                                        // -1: the GPU's (GpuSpec::blockLaunchIntervalCycles)
@@ -129,6 +129,7 @@ struct TimingResult {
 
   // The prediction.
   double timeUs = 0;               // smTimeUs + launchOverheadUs
+  double launchOverheadUs = 0;     // what was added (the option, or the GPU's)
   double smTimeUs = 0;             // cycles / clock
   int64_t cycles = 0;              // the busiest SM, extrapolated
   TimeLimiter limiter = TimeLimiter::Latency;

@@ -164,7 +164,7 @@ TEST(TimingKernels, ResidentWarpsSweepFallsThenFlattens) {
   EXPECT_EQ(sweep.back().limiter, TimeLimiter::DramBandwidth);
   EXPECT_GT(sweep.front().timeUs, 1.5 * sweep.back().timeUs);
   for (size_t i = 1; i < sweep.size(); ++i) EXPECT_LE(sweep[i].timeUs, sweep[i - 1].timeUs * 1.03) << i;
-  const double bound = t->result.bandwidthBoundUs + t->options.launchOverheadUs;
+  const double bound = t->result.bandwidthBoundUs + t->result.launchOverheadUs;
   EXPECT_LE(sweep.back().timeUs, bound * 1.15);
   for (const SweepPoint& p : sweep)
     std::cout << p.residentWarps << " warps: " << p.timeUs << " us, " << p.achievedDramGBs << " GB/s, "
