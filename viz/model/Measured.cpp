@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "viz/model/Comparisons.h"
+
 namespace fs = std::filesystem;
 
 namespace tl::viz {
@@ -78,14 +80,6 @@ bool dirExists(const fs::path& p) {
 bool sourceMatches(const Json& doc, const std::string& stem) {
   std::string source = text(doc, "/source");
   return source.empty() || kernelStem(source) == stem;
-}
-
-// Parses a number the way the launch language prints it; false when `s` is not a number.
-bool parseNumber(const std::string& s, double& v) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  v = std::strtod(s.c_str(), &end);
-  return end && *end == '\0';
 }
 
 }  // namespace
@@ -226,16 +220,8 @@ MeasuredSet loadMeasured(const std::string& resultsDir, const std::string& kerne
 }
 
 bool measuredMatchesLaunch(const MeasuredRun& run, const LaunchConfig& launch) {
-  if (run.numWarps > 0 && run.numWarps != launch.numWarps) return false;
-  for (const auto& [name, value] : run.sizes) {
-    auto it = std::find_if(launch.names.begin(), launch.names.end(), [&](const auto& nv) { return nv.first == name; });
-    if (it == launch.names.end()) return false;
-    if (it->second == value) continue;
-    double a = 0, b = 0;
-    if (!parseNumber(it->second, a) || !parseNumber(value, b)) return false;
-    if (a != b && std::abs(a - b) > 1e-9 * std::max(std::abs(a), std::abs(b))) return false;
-  }
-  return true;
+  // One definition of "the same launch": the Fusion and Timings panels list the differences.
+  return sizeDifferences(run.sizes, run.numWarps, launch, launch.numWarps).empty();
 }
 
 }  // namespace tl::viz
