@@ -105,19 +105,10 @@ bool binarySlot(OpKind kind, DType d, Slot a, Slot b, Slot& out) {
   return true;
 }
 
-bool compareSlot(CmpPred pred, DType d, Slot a, Slot b) {
-  if (isFloat(d)) {
-    const float x = asF(a), y = asF(b);
-    switch (pred) {
-      case CmpPred::Lt: return x < y;
-      case CmpPred::Le: return x <= y;
-      case CmpPred::Gt: return x > y;
-      case CmpPred::Ge: return x >= y;
-      case CmpPred::Eq: return x == y;
-      case CmpPred::Ne: return x != y;
-    }
-  }
-  const int64_t x = asI(a), y = asI(b);
+namespace {
+// One comparison, for floats (IEEE: NaN compares false, except !=) and for integers alike.
+template <typename T>
+bool compare(CmpPred pred, T x, T y) {
   switch (pred) {
     case CmpPred::Lt: return x < y;
     case CmpPred::Le: return x <= y;
@@ -127,6 +118,11 @@ bool compareSlot(CmpPred pred, DType d, Slot a, Slot b) {
     case CmpPred::Ne: return x != y;
   }
   return false;
+}
+}  // namespace
+
+bool compareSlot(CmpPred pred, DType d, Slot a, Slot b) {
+  return isFloat(d) ? compare(pred, asF(a), asF(b)) : compare(pred, asI(a), asI(b));
 }
 
 Slot fmaSlot(DType d, Slot a, Slot b, Slot c) { return floatSlot(d, std::fmaf(asF(a), asF(b), asF(c))); }

@@ -4,8 +4,8 @@
 #include "thread/OwnershipMap.h"
 
 #include <algorithm>
-#include <functional>
-#include <unordered_set>
+
+#include "ir/Printer.h"
 
 namespace tl {
 
@@ -204,60 +204,12 @@ std::string renderOwnershipMap(const Value& value, const std::string& displayNam
   return head + renderOwnershipMap(*value.type.layout, value.type.shape, options);
 }
 
-namespace {
-
-// The printer's naming (ir/Printer.cpp), replayed: sanitized hints made unique with ".1",
-// ".2", ...; unnamed values numbered in order.
-class Namer {
- public:
-  std::string nameOf(const std::string& hint) {
-    std::string base;
-    for (char c : hint) {
-      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-      base += ok ? c : '_';
-    }
-    if (!base.empty() && !((base[0] >= 'a' && base[0] <= 'z') || (base[0] >= 'A' && base[0] <= 'Z') || base[0] == '_'))
-      base.insert(base.begin(), '_');
-    std::string n;
-    if (base.empty()) {
-      n = std::to_string(next_++);
-    } else {
-      n = base;
-      for (int k = 1; used_.count(n); ++k) n = base + "." + std::to_string(k);
-    }
-    used_.insert(n);
-    return n;
-  }
-
- private:
-  std::unordered_set<std::string> used_;
-  int next_ = 0;
-};
-
-}  // namespace
-
 const Value* findValueByName(const Function& fn, std::string_view name) {
   if (!name.empty() && name[0] == '%') name.remove_prefix(1);
-  Namer namer;
-  const Value* found = nullptr;
-  auto visit = [&](const Value* v, const std::string& hint) {
-    if (namer.nameOf(hint) == name && !found) found = v;
-  };
-  for (size_t i = 0; i < fn.body.args.size(); ++i) {
-    const Value* a = fn.body.arg(i);
-    visit(a, !a->name.empty() || i >= fn.params.size() ? a->name : fn.params[i].name);
-  }
-  std::function<void(const Region&)> region = [&](const Region& r) {
-    for (const auto& op : r.ops) {
-      for (const auto& res : op->results) visit(res.get(), res->name);
-      for (const auto& sub : op->regions) {
-        for (const auto& a : sub->args) visit(a.get(), a->name);
-        region(*sub);
-      }
-    }
-  };
-  region(fn.body);
-  return found;
+  // Printed names are unique within a function: the one the printer gave `name`, if any.
+  for (const auto& [value, printed] : printedValueNames(fn))
+    if (printed == name) return value;
+  return nullptr;
 }
 
 }  // namespace tl

@@ -122,6 +122,14 @@ TEST(Session, ValuesAreNamedAsPrinted) {
     sawX1 |= v.name == "%x.1";
   }
   EXPECT_TRUE(sawX1);  // x is assigned twice: the printer's second name
+  // Exactly one value is a load's result: the softmax's row, %x.
+  int loaded = 0;
+  for (const auto& v : d.values)
+    if (v.loaded) {
+      ++loaded;
+      EXPECT_EQ(v.name, "%x");
+    }
+  EXPECT_EQ(loaded, 1);
 }
 
 TEST(Session, SimulationDetailAndSweep) {

@@ -128,7 +128,7 @@ std::vector<StageText> emptyStages(const std::string& source, const std::string&
 std::vector<LayoutValue> layoutValues(const Function& fn) {
   std::vector<LayoutValue> out;
   const std::unordered_map<const Value*, std::string> names = printedValueNames(fn);
-  auto visit = [&](const Value* v, Loc loc) {
+  auto visit = [&](const Value* v, Loc loc, bool loaded) {
     if (!v->type.isTile() || !v->type.layout) return;
     LayoutValue lv;
     lv.name = "%" + names.at(v);
@@ -136,15 +136,16 @@ std::vector<LayoutValue> layoutValues(const Function& fn) {
     lv.shape = v->type.shape;
     lv.layout = v->type.layout;
     lv.loc = loc;
+    lv.loaded = loaded;
     out.push_back(std::move(lv));
   };
-  for (size_t i = 0; i < fn.body.args.size(); ++i) visit(fn.body.arg(i), fn.loc);
+  for (size_t i = 0; i < fn.body.args.size(); ++i) visit(fn.body.arg(i), fn.loc, false);
   // In printed order, as the value list shows them.
   std::function<void(const Region&)> region = [&](const Region& r) {
     for (const auto& op : r.ops) {
-      for (const auto& res : op->results) visit(res.get(), op->loc);
+      for (const auto& res : op->results) visit(res.get(), op->loc, op->kind == OpKind::Load);
       for (const auto& sub : op->regions) {
-        for (const auto& a : sub->args) visit(a.get(), op->loc);
+        for (const auto& a : sub->args) visit(a.get(), op->loc, false);
         region(*sub);
       }
     }

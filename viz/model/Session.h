@@ -76,6 +76,7 @@ struct LayoutValue {
   Shape shape;
   LayoutPtr layout;      // never null in SessionData::values
   Loc loc;
+  bool loaded = false;   // the result of a load (the Threads panel starts at the first one)
 };
 
 // A memory instruction of the thread IR (Memory panel).

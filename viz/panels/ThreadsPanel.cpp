@@ -42,23 +42,11 @@ ThreadsState& state() {
   return s;
 }
 
-// The value the panel shows when the user has not chosen one: the first load's result (found
-// in the layouts stage's text, `%x = load ...`), else the first 2-D value, else the first.
-// Only the layouts stage is searched: SessionData::values are named as the layouts function
-// prints them (unnamed values are numbered per printed function), so a name read from the
-// block IR's text could be another value's.
+// The value the panel shows when the user has not chosen one: the first load's result, else
+// the first 2-D value, else the first.
 const LayoutValue* defaultValue(const SessionData& data) {
-  for (const StageText& st : data.stages) {
-    if (st.name != "layouts") continue;
-    size_t at = st.text.find(" = load ");
-    if (at == std::string::npos) continue;
-    size_t start = st.text.rfind('\n', at);
-    start = start == std::string::npos ? 0 : start + 1;
-    std::string name = st.text.substr(start, at - start);
-    name.erase(0, name.find_first_not_of(' '));
-    for (const LayoutValue& v : data.values)
-      if (v.name == name) return &v;
-  }
+  for (const LayoutValue& v : data.values)
+    if (v.loaded) return &v;
   for (const LayoutValue& v : data.values)
     if (v.shape.size() == 2) return &v;
   return data.values.empty() ? nullptr : &data.values.front();
