@@ -13,6 +13,7 @@
 #include <functional>
 
 #include "frontend/AST.h"
+#include "frontend/CallArgs.h"
 #include "frontend/ConstFold.h"
 #include "frontend/Frontend.h"
 #include "frontend/Lexer.h"
@@ -464,42 +465,19 @@ class LaunchEvaluator {
                 size_t required, std::vector<LVal>& out, std::vector<Loc>& locs) {
     out.assign(sig.size(), LVal{});
     locs.assign(sig.size(), call.loc);
-    std::vector<bool> given(sig.size(), false);
-    if (call.items.size() > sig.size()) {
-      error(call.items[sig.size()]->loc, fname + "() takes at most " + std::to_string(sig.size()) + " arguments");
-      return false;
-    }
-    for (size_t k = 0; k < call.items.size(); ++k) {
-      out[k] = eval(*call.items[k]);
-      locs[k] = call.items[k]->loc;
-      given[k] = true;
-      if (out[k].kind == LVal::Kind::Error) return false;
-    }
-    for (const auto& kw : call.keywords) {
-      size_t idx = sig.size();
-      for (size_t k = 0; k < sig.size(); ++k)
-        if (sig[k] == kw.name) idx = k;
-      if (idx == sig.size()) {
-        std::string list;
-        for (const auto& s : sig) list += (list.empty() ? "" : ", ") + s;
-        error(kw.loc, fname + "() has no argument '" + kw.name + "' (it takes " + list + ")");
-        return false;
-      }
-      if (given[idx]) {
-        error(kw.loc, fname + "() got argument '" + kw.name + "' twice");
-        return false;
-      }
-      out[idx] = eval(*kw.value);
-      locs[idx] = kw.value->loc;
-      given[idx] = true;
-      if (out[idx].kind == LVal::Kind::Error) return false;
-    }
-    for (size_t k = 0; k < required; ++k)
-      if (!given[k]) {
-        error(call.loc, fname + "() needs the argument '" + sig[k] + "'");
-        return false;
-      }
-    return true;
+    std::vector<bool> given;
+    return bindCallArgs(
+        call, fname, sig, required, /*stopAtFirst=*/true, given,
+        [&](const Expr& arg, size_t slot) {
+          LVal v = eval(arg);
+          if (slot < sig.size()) {
+            locs[slot] = arg.loc;
+            out[slot] = std::move(v);
+            return out[slot].kind != LVal::Kind::Error;
+          }
+          return v.kind != LVal::Kind::Error;
+        },
+        [&](Loc loc, const std::string& msg) { error(loc, msg); });
   }
 
   LVal evalCall(const Expr& e) {

@@ -3,6 +3,7 @@
 // and builds the ops. Arguments are evaluated exactly once, left to right.
 #include <cmath>
 
+#include "frontend/CallArgs.h"
 #include "frontend/ConstFold.h"
 #include "frontend/Sema.h"
 
@@ -13,53 +14,21 @@ using namespace ast;
 bool Sema::bindArgs(const Expr& call, const std::string& fname, const std::vector<std::string>& sig,
                     size_t required, Args& out) {
   out.vals.assign(sig.size(), PyVal::poison());
-  out.given.assign(sig.size(), false);
   out.locs.assign(sig.size(), call.loc);
   out.exprs.assign(sig.size(), nullptr);
-  bool ok = true;
-  for (size_t k = 0; k < call.items.size(); ++k) {
-    PyVal v = eval(*call.items[k]);
-    if (k >= sig.size()) {
-      if (ok) error(call.items[k]->loc, fname + "() takes at most " + std::to_string(sig.size()) + " arguments");
-      ok = false;
-      continue;
-    }
-    out.vals[k] = v;
-    out.given[k] = true;
-    out.locs[k] = call.items[k]->loc;
-    out.exprs[k] = call.items[k].get();
-  }
-  for (const auto& kw : call.keywords) {
-    PyVal v = eval(*kw.value);
-    size_t idx = sig.size();
-    for (size_t k = 0; k < sig.size(); ++k)
-      if (sig[k] == kw.name) idx = k;
-    if (idx == sig.size()) {
-      std::string list;
-      for (const auto& s : sig) list += (list.empty() ? "" : ", ") + s;
-      error(kw.loc, fname + "() has no argument '" + kw.name + "' (it takes " + list + ")");
-      ok = false;
-      continue;
-    }
-    if (out.given[idx]) {
-      error(kw.loc, fname + "() got argument '" + kw.name + "' twice");
-      ok = false;
-      continue;
-    }
-    out.vals[idx] = v;
-    out.given[idx] = true;
-    out.locs[idx] = kw.value->loc;
-    out.exprs[idx] = kw.value.get();
-  }
-  for (size_t k = 0; k < required && ok; ++k)
-    if (!out.given[k]) {
-      error(call.loc, fname + "() needs the argument '" + sig[k] + "'");
-      ok = false;
-    }
-  if (!ok) return false;
-  for (size_t k = 0; k < sig.size(); ++k)
-    if (out.given[k] && out.vals[k].isPoison()) return false;  // already reported
-  return true;
+  return bindCallArgs(
+      call, fname, sig, required, /*stopAtFirst=*/false, out.given,
+      [&](const Expr& arg, size_t slot) {
+        PyVal v = eval(arg);
+        const bool ok = !v.isPoison();  // a poisoned argument was reported where it failed
+        if (slot < sig.size()) {
+          out.vals[slot] = std::move(v);
+          out.locs[slot] = arg.loc;
+          out.exprs[slot] = &arg;
+        }
+        return ok;
+      },
+      [&](Loc loc, const std::string& msg) { error(loc, msg); });
 }
 
 // A compile-time integer, or a constexpr error that says how to make it one.
