@@ -91,6 +91,7 @@ nlohmann::ordered_json resultsToJson(const RunResults& r) {
   j["timestamp"] = r.timestamp;
   j["kernel"] = r.kernel;
   j["source"] = r.source;
+  if (!r.sourceSha256.empty()) j["source_sha256"] = r.sourceSha256;
   ojson sizes = ojson::object();
   for (const auto& [k, v] : r.sizes) sizes[k] = v;
   j["sizes"] = sizes;
@@ -132,6 +133,7 @@ RunResults resultsFromJson(const nlohmann::ordered_json& j) {
   r.timestamp = getStr(j, "", "timestamp");
   r.kernel = getStr(j, "", "kernel");
   r.source = getStr(j, "", "source");
+  if (j.is_object() && j.contains("source_sha256")) r.sourceSha256 = getStr(j, "", "source_sha256");
   for (const auto& [k, v] : getObj(j, "", "sizes").items()) {
     if (!v.is_string()) bad("sizes." + k, "is not a string");
     r.sizes.emplace_back(k, v.get<std::string>());

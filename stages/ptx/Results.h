@@ -8,7 +8,9 @@
 //
 // Guarantees: resultsToJson/resultsFromJson round-trip every field; resultsFromJson throws
 // std::runtime_error naming the first missing or mistyped field (or a schema version it does
-// not know), never crashes on any JSON value.
+// not know), never crashes on any JSON value. "source_sha256" is written only when known
+// (RunResults::sourceSha256 non-empty) and read as "" when absent (files measured before it
+// existed): a reader pairs a measurement with a kernel only by this hash and the launch.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -60,6 +62,7 @@ struct RunResults {
   // What ran.
   std::string kernel;             // the kernel's name
   std::string source;             // the .tl path
+  std::string sourceSha256;       // SHA-256 (sha256Hex) of the exact source bytes compiled; "" unknown
   std::vector<std::pair<std::string, std::string>> sizes;  // the launch's names (not buffers/grid/num_warps)
   std::array<int64_t, 3> grid{1, 1, 1};
   int numWarps = 0;
