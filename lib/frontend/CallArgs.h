@@ -10,7 +10,7 @@
 // `evalArg(expr, slot)`; slot == sig.size() for an argument that has no slot (one too many, an
 // unknown keyword), which is still evaluated so that errors inside it are reported. evalArg
 // returns false when the argument itself failed (it reported why). Reports, located: too many
-// arguments, an unknown keyword (listing the signature), an argument given twice, a required
+// arguments, an unknown keyword (listing the signature, with a "did you mean"), an argument given twice, a required
 // one missing (only when nothing else failed). With stopAtFirst it returns at the first
 // problem. Returns true when none occurred; `given[k]` says which slots were filled.
 #pragma once
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "frontend/AST.h"
+#include "frontend/Suggest.h"
 
 namespace tl {
 
@@ -54,7 +55,7 @@ bool bindCallArgs(const ast::Expr& call, const std::string& fname, const std::ve
     if (slot == sig.size()) {
       std::string list;
       for (const auto& s : sig) list += (list.empty() ? "" : ", ") + s;
-      error(kw.loc, fname + "() has no argument '" + kw.name + "' (it takes " + list + ")");
+      error(kw.loc, fname + "() has no argument '" + kw.name + "' (it takes " + list + ")" + didYouMean(kw.name, sig));
     } else if (twice) {
       error(kw.loc, fname + "() got argument '" + kw.name + "' twice");
     } else {

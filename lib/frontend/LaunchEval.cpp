@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <set>
 
 #include "frontend/AST.h"
 #include "frontend/CallArgs.h"
@@ -18,6 +19,7 @@
 #include "frontend/Frontend.h"
 #include "frontend/Lexer.h"
 #include "frontend/Parser.h"
+#include "frontend/Suggest.h"
 
 namespace tl {
 
@@ -171,7 +173,9 @@ class LaunchEvaluator {
     }
     entries.insert(entries.begin(), front.begin(), front.end());
 
+    entries_ = entries;
     for (const auto& e : entries) evalEntry(e);
+    checkUnused();
     bindParams();
     return std::move(cfg_);
   }
@@ -182,6 +186,8 @@ class LaunchEvaluator {
   LaunchConfig cfg_;
   std::map<std::string, LVal> names_;
   std::map<std::string, Entry> boundBy_;  // name -> the entry that bound it
+  std::vector<Entry> entries_;            // every keyword, in evaluation order
+  std::set<std::string> used_;            // names a keyword's expression read
   std::vector<std::shared_ptr<SourceFile>> cmdFiles_;
   std::vector<std::vector<Token>> cmdTokens_;
   std::vector<ExprPtr> cmdExprs_;
@@ -261,6 +267,37 @@ class LaunchEvaluator {
       return;
     }
     cfg_.numWarps = static_cast<int>(v.i);
+  }
+
+  // ---- keywords nothing reads ----------------------------------------------------------------
+  // A keyword that binds no parameter, is not grid/num_warps and that no later keyword reads is
+  // a typo when it is close to one of those names (`num_warp=8`, `--set n=30` for N), and
+  // useless when it describes a buffer: both are errors (it would silently do nothing).
+  void checkUnused() {
+    std::vector<std::string> targets;
+    std::string paramList;
+    for (const auto& p : kernel_.params) {
+      targets.push_back(p.name);
+      paramList += (paramList.empty() ? "" : ", ") + p.name;
+    }
+    targets.push_back("grid");
+    targets.push_back("num_warps");
+    std::set<std::string> seen;
+    for (const auto& e : entries_) {
+      if (!seen.insert(e.name).second) continue;  // reported as given twice
+      bool target = false;
+      for (const auto& t : targets) target |= t == e.name;
+      auto v = names_.find(e.name);
+      if (target || used_.count(e.name) || v == names_.end() || v->second.kind == LVal::Kind::Error) continue;
+      origin_ = boundBy_[e.name].origin;
+      Loc at = boundBy_[e.name].loc;
+      const std::string what = origin_ ? "--set " + e.name : "@launch keyword '" + e.name + "'";
+      std::string hint = didYouMean(e.name, targets);
+      if (!hint.empty())
+        error(at, what + " binds no parameter of '" + kernel_.name + "' and no keyword uses it" + hint);
+      else if (v->second.kind == LVal::Kind::Buffer)
+        error(at, what + " is a buffer but '" + kernel_.name + "' has no parameter '" + e.name + "' (its parameters: " + paramList + ")");
+    }
   }
 
   // ---- parameter binding -------------------------------------------------------------------
@@ -401,7 +438,10 @@ class LaunchEvaluator {
 
   LVal evalName(const Expr& e) {
     auto it = names_.find(e.str);
-    if (it != names_.end()) return it->second;  // an Error value stays silent
+    if (it != names_.end()) {
+      used_.insert(e.str);
+      return it->second;  // an Error value stays silent
+    }
     if (e.str == "inf") return LVal::real(INFINITY);
     if (auto d = parseDType(e.str)) {
       LVal v;
@@ -409,9 +449,19 @@ class LaunchEvaluator {
       v.dtype = *d;
       return v;
     }
-    for (const auto& p : kernel_.params)
-      if (p.name == e.str)
-        return fail(e.loc, "'" + e.str + "' is used before it is given a value: @launch keywords are evaluated left to right");
+    for (const auto& later : entries_)
+      if (later.name == e.str)
+        return fail(e.loc, "'" + e.str + "' is used before it is given a value: @launch keywords are evaluated left "
+                           "to right (move " + e.str + "=... in front of this keyword)");
+    bool isParam = false;
+    for (const auto& p : kernel_.params) isParam |= p.name == e.str;
+    if (isParam) return fail(e.loc, "parameter '" + e.str + "' is used in @launch before it is given a value: add " + e.str + "=... in front of this keyword");
+    std::vector<std::string> known;
+    for (const auto& [name, _] : names_) known.push_back(name);
+    known.push_back("inf");
+    for (const char* d : {"i1", "i32", "i64", "f16", "bf16", "f32"}) known.push_back(d);
+    std::string hint = didYouMean(e.str, known);
+    if (!hint.empty()) return fail(e.loc, "unknown name '" + e.str + "' in @launch" + hint);
     return fail(e.loc, "unknown name '" + e.str + "' in @launch: define it as an earlier keyword (e.g. " + e.str + "=1024)");
   }
 
@@ -494,7 +544,8 @@ class LaunchEvaluator {
     };
     auto it = kBuffers.find(f);
     if (it == kBuffers.end())
-      return fail(e.loc, "unknown function '" + f + "' in @launch (known: cdiv, next_pow2, min, max, randn, uniform, arange, full, zeros, file)");
+      return fail(e.loc, "unknown function '" + f + "' in @launch (known: cdiv, next_pow2, min, max, randn, uniform, arange, full, zeros, file)" +
+                             didYouMean(f, {"cdiv", "next_pow2", "min", "max", "randn", "uniform", "arange", "full", "zeros", "file"}));
     const auto& [fill, sig] = it->second;
     std::vector<LVal> args;
     std::vector<Loc> locs;

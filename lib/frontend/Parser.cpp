@@ -4,6 +4,7 @@
 // Error handling: a function that finds a syntax error reports it and throws SyntaxError; the
 // statement loop catches it and skips to the next statement (synchronize()).
 #include "frontend/Parser.h"
+#include "frontend/Suggest.h"
 
 #include <string>
 
@@ -205,7 +206,8 @@ class Parser {
     d.name = name.text;
     d.loc = name.loc;
     if (d.name != "jit" && d.name != "launch")
-      error(name, "unknown decorator '@" + d.name + "': only @launch(...) and @jit are supported");
+      error(name, "unknown decorator '@" + d.name + "': only @launch(...) and @jit are supported" +
+                      didYouMean(d.name, {"launch", "jit"}));
     if (acceptOp("(")) {
       d.called = true;
       arguments(d.args, d.keywords, ")");
@@ -233,7 +235,8 @@ class Parser {
     }
     auto d = parseDType(t.text);
     if (!d) {
-      error(t, "unknown type annotation '" + t.text + "': use constexpr, a dtype (i1, i32, i64, f16, bf16, f32) or a pointer such as *f32");
+      error(t, "unknown type annotation '" + t.text + "': use constexpr, a dtype (i1, i32, i64, f16, bf16, f32) or a pointer such as *f32" +
+                   didYouMean(t.text, {"constexpr", "i1", "i32", "i64", "f16", "bf16", "f32"}));
       return p;
     }
     p.annot = isPtr ? AnnotKind::Pointer : AnnotKind::Scalar;

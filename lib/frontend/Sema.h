@@ -141,6 +141,10 @@ class Sema {
  private:
   PyVal evalCall(const ast::Expr& e);
   PyVal evalMethod(const ast::Expr& e);
+  // A call of a name that is no built-in (SemaExpr.cpp): print-like calls are refused with a
+  // debugging alternative, anything else is an unknown function with a "did you mean".
+  PyVal unknownFunction(const ast::Expr& call, const std::string& f, Loc loc);
+  PyVal refusePrint(const std::string& f, Loc loc);
   bool bindArgs(const ast::Expr& call, const std::string& fname, const std::vector<std::string>& sig,
                 size_t required, Args& out);
   std::optional<int64_t> constInt(const PyVal& p, const ast::Expr* e, Loc loc, const std::string& what);
@@ -169,6 +173,10 @@ class Sema {
   void genIf(const ast::Stmt& s);
   bool bindParams(const ast::Kernel& k);
 };
+
+// The kernel built-ins' names (for "is a built-in function" and "did you mean" messages).
+const std::vector<std::string>& kernelBuiltins();
+bool isPrintFunction(const std::string& f);  // print, device_print, static_print, printf
 
 // Names assigned anywhere in `body` (including nested blocks), in first-assignment order.
 void collectAssigned(const std::vector<ast::StmtPtr>& body, std::vector<std::string>& out);

@@ -6,6 +6,7 @@
 #include "frontend/CallArgs.h"
 #include "frontend/ConstFold.h"
 #include "frontend/Sema.h"
+#include "frontend/Suggest.h"
 
 namespace tl {
 
@@ -123,21 +124,19 @@ PyVal Sema::evalCall(const Expr& e) {
   if (f == "dot") return builtinDot(e);
   if (f == "cdiv") return builtinCdiv(e);
   if (f == "range") return fail(e.loc, "range() can only be used in a for loop: for i in range(...)");
-  if (f == "print" || f == "static_print" || f == "device_print") return fail(e.loc, "printing is not supported in kernels");
-  for (const auto& a : e.items) eval(*a);
-  for (const auto& k : e.keywords) eval(*k.value);
-  return fail(e.lhs->loc, "unknown function '" + f + "'");
+  return unknownFunction(e, f, e.lhs->loc);  // print(...), or a typo: SemaExpr.cpp
 }
 
 // x.to(dtype): the only method.
 PyVal Sema::evalMethod(const Expr& e) {
   const Expr& attr = *e.lhs;
   if (attr.lhs->kind == ExprKind::Name && attr.lhs->str == "tl")
-    return fail(attr.loc, "no 'tl.' prefix is needed: write " + attr.str + "(...) directly");
+    return isPrintFunction(attr.str) ? refusePrint("tl." + attr.str, attr.loc)
+                                     : fail(attr.loc, "no 'tl.' prefix is needed: write " + attr.str + "(...) directly");
   PyVal base = eval(*attr.lhs);
   if (attr.str != "to") {
     for (const auto& a : e.items) eval(*a);
-    return fail(attr.loc, "unknown method '." + attr.str + "': only x.to(dtype) is supported");
+    return fail(attr.loc, "unknown method '." + attr.str + "': only x.to(dtype) is supported" + didYouMean(attr.str, {"to"}));
   }
   Args a;
   if (!bindArgs(e, "to", {"dtype"}, 1, a) || base.isPoison()) return PyVal::poison();

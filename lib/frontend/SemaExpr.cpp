@@ -14,6 +14,7 @@
 
 #include "frontend/ConstFold.h"
 #include "frontend/Sema.h"
+#include "frontend/Suggest.h"
 
 namespace tl {
 
@@ -200,22 +201,29 @@ PyVal Sema::eval(const Expr& e) {
   return PyVal::poison();
 }
 
-// Edit distance, for "did you mean" suggestions.
-static size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
+const std::vector<std::string>& kernelBuiltins() {
+  static const std::vector<std::string> kNames = {
+      "program_id", "num_programs", "arange", "zeros", "full", "load", "store", "max", "min", "sum",
+      "argmax", "exp", "exp2", "log", "sqrt", "rsqrt", "sigmoid", "abs", "where", "maximum", "minimum",
+      "dot", "trans", "cdiv", "range"};
+  return kNames;
 }
 
-static std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+bool isPrintFunction(const std::string& f) {
+  return f == "print" || f == "static_print" || f == "device_print" || f == "printf";
+}
+
+PyVal Sema::refusePrint(const std::string& f, Loc loc) {
+  return fail(loc, f + "() is not supported in kernels: to see a value, store it into an extra output buffer "
+                       "(a parameter dbg_ptr, with dbg_ptr=zeros((N,), output=True) in @launch) and write it out with "
+                       "--out-dir DIR; --print-ir shows the IR, tl-thread --show-map NAME the threads holding a value");
+}
+
+PyVal Sema::unknownFunction(const Expr& call, const std::string& f, Loc loc) {
+  for (const auto& a : call.items) eval(*a);  // errors inside the arguments still count
+  for (const auto& k : call.keywords) eval(*k.value);
+  if (isPrintFunction(f)) return refusePrint(f, loc);
+  return fail(loc, "unknown function '" + f + "'" + didYouMean(f, kernelBuiltins()));
 }
 
 PyVal Sema::evalName(const Expr& e) {
@@ -225,25 +233,25 @@ PyVal Sema::evalName(const Expr& e) {
   if (auto d = parseDType(e.str)) return PyVal::dtypeVal(*d);
   auto note = scopeNotes_.find(e.str);
   if (note != scopeNotes_.end()) return fail(e.loc, note->second);
-  static const char* const kBuiltins[] = {"program_id", "num_programs", "arange", "zeros", "full", "load",
-                                          "store", "max", "min", "sum", "argmax", "exp", "exp2", "log",
-                                          "sqrt", "rsqrt", "sigmoid", "abs", "where", "maximum", "minimum",
-                                          "dot", "cdiv", "range"};
-  for (const char* bname : kBuiltins)
+  for (const auto& bname : kernelBuiltins())
     if (e.str == bname) return fail(e.loc, "'" + e.str + "' is a built-in function: call it, e.g. " + e.str + "(...)");
-  std::string best;
-  size_t bestD = 3;
-  for (const auto& [name, _] : env_) {
-    size_t d = editDistance(name, e.str);
-    if (d > 0 && lower(name) == lower(e.str)) d = 0;  // N for n
-    if (d < bestD && d < name.size()) {
-      bestD = d;
-      best = name;
-    }
-  }
-  std::string msg = "unknown name '" + e.str + "'";
-  if (!best.empty()) msg += ": did you mean '" + best + "'?";
-  return fail(e.loc, msg);
+  // A @launch keyword that is not a parameter: the launch knows it, the kernel body does not.
+  const Kernel* k = pk_.module ? pk_.module->mainKernel() : nullptr;
+  const Decorator* launch = k ? k->decorator("launch") : nullptr;
+  if (launch)
+    for (const auto& kw : launch->keywords)
+      if (kw.name == e.str) {
+        std::string params;
+        for (const auto& p : k->params) params += p.name + ", ";
+        return fail(e.loc, "'" + e.str + "' is a @launch keyword, not a parameter of '" + k->name +
+                               "': to use it in the kernel body, add it to the parameter list: def " + k->name + "(" +
+                               params + e.str + ")");
+      }
+  std::vector<std::string> known;
+  for (const auto& [name, _] : env_) known.push_back(name);
+  known.push_back("inf");
+  for (const char* d : {"i1", "i32", "i64", "f16", "bf16", "f32"}) known.push_back(d);
+  return fail(e.loc, "unknown name '" + e.str + "'" + didYouMean(e.str, known));
 }
 
 PyVal Sema::evalUnary(const Expr& e) {
