@@ -675,13 +675,14 @@ class Executor {
       b = mem_.resolve(addr, m.elemBytes);
       if (!b)
         fail(op, std::string(store ? "store" : "load") + " out of bounds: " + mem_.describeAddress(addr, m.elemBytes) +
-                     where(w, lane, op));
+                     where(w, lane, op) + outOfBoundsHint(store, m.mask != nullptr));
       lastBuffer_ = b;
     }
     const uint64_t off = addr - b->base;
     if (b->dtype != m.dtype || off % m.elemBytes != 0)
       fail(op, std::string(store ? "store" : "load") + " of " + dtypeName(m.dtype) + " at address " + hex(addr) +
                    " is not aligned to an element of buffer '" + b->name + "' (" + b->describe() + ")" + where(w, lane, op));
+    if (store) b->markStored(off);
     return b->bytes.data() + off;
   }
 

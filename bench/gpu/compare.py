@@ -88,7 +88,7 @@ def run_tilelab(tl_ptx, kernel, sets, num_warps, results_root, extra=()):
     tag = kernel + "".join(f"_{k}{v}" for k, v in sets.items()) + f"_w{num_warps}"
     results_dir = os.path.join(results_root, tag)
     os.makedirs(results_dir, exist_ok=True)
-    cmd = [tl_ptx, f"kernels/{kernel}.tl", "--results", results_dir, "--num-warps", str(num_warps), "--quiet"]
+    cmd = [tl_ptx, f"kernels/{kernel}.tl", "--results-dir", results_dir, "--num-warps", str(num_warps), "--quiet"]
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
     cmd += list(extra)
@@ -132,7 +132,7 @@ def main():
         t_torch = bench(lambda: torch.add(x, y, out=out))
         t_tri = bench(lambda: add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_warps=4))
         res = run_tilelab(args.tl_ptx, "vector_add", {"N": n, "BLOCK": 1024}, 4, args.results_dir,
-                          ["--reference", "block"])
+                          ["--check-stage", "block"])
         rows.append(dict(op="vector add", shape="2^28 fp32", kernel="vector_add", bytes=nbytes, torch_ms=t_torch, triton_ms=t_tri,
                          tilelab_ms=tl_ms(res), tilelab=res))
 
@@ -153,13 +153,13 @@ def main():
 
             t_unf = bench(unfused)
             t_tri = bench(lambda: softmax_kernel[(m,)](x, out, n, n, BLOCK=block, num_warps=w))
-            res = run_tilelab(args.tl_ptx, "softmax", {"M": m, "N": n}, w, args.results_dir, ["--reference", "block"])
+            res = run_tilelab(args.tl_ptx, "softmax", {"M": m, "N": n}, w, args.results_dir, ["--check-stage", "block"])
             rows.append(dict(op="softmax", shape=f"{m}x{n} fp32", kernel="softmax", bytes=nbytes, torch_ms=t_torch,
                              triton_ms=t_tri, torch_unfused_ms=t_unf, tilelab_ms=tl_ms(res), tilelab=res))
             if n <= 512:  # short rows: several rows per program (kernels/softmax_rows.tl);
                 bm = 1024 // n  # 1024-element tiles were fastest in bench/gpu/sweep.sh
                 res = run_tilelab(args.tl_ptx, "softmax_rows", {"M": m, "N": n, "BLOCK_M": bm}, 4, args.results_dir,
-                                  ["--reference", "block"])
+                                  ["--check-stage", "block"])
                 rows.append(dict(op="softmax", shape=f"{m}x{n} fp32", kernel=f"softmax_rows (BLOCK_M={bm})",
                                  bytes=nbytes, torch_ms=t_torch, triton_ms=t_tri, torch_unfused_ms=t_unf,
                                  tilelab_ms=tl_ms(res), tilelab=res))
@@ -175,7 +175,7 @@ def main():
         t_tri = bench(lambda: layernorm_kernel[(m,)](x, y, w_, b_, n, 1e-5, BLOCK=8192, num_warps=16))
         for kern, sets in (("layernorm", {"M": m, "N": n, "BLOCK_SIZE": 8192}),
                            ("layernorm_row", {"M": m, "N": n})):
-            res = run_tilelab(args.tl_ptx, kern, sets, 16, args.results_dir, ["--reference", "block"])
+            res = run_tilelab(args.tl_ptx, kern, sets, 16, args.results_dir, ["--check-stage", "block"])
             rows.append(dict(op="layernorm", shape="4096x8192 fp32", kernel=kern, bytes=nbytes, torch_ms=t_torch,
                              triton_ms=t_tri, tilelab_ms=tl_ms(res), tilelab=res))
 
@@ -191,7 +191,7 @@ def main():
         # ~sqrt(K) * eps * |a||b| ~ 3e-4 where the result is near zero, so the check accepts 1e-3.
         # 128x64x16 tiles at 4 warps were the fastest of bench/gpu/sweep.sh's configurations.
         res = run_tilelab(args.tl_ptx, "matmul", {"M": n, "N": n, "K": n, "BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 16},
-                          4, args.results_dir, ["--reference", "block", "--runs", "5", "--atol", "1e-3"])
+                          4, args.results_dir, ["--check-stage", "block", "--runs", "5", "--atol", "1e-3"])
         rows.append(dict(op="matmul", shape="4096^3 fp32", kernel="matmul", flops=flops, torch_ms=t_torch,
                          triton_ms=t_tri, tilelab_ms=tl_ms(res), tilelab=res))
 

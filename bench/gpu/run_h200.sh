@@ -21,8 +21,8 @@ export TL_CACHE_DIR=/tmp/tlcache PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv > "$OUT/gpu.txt" 2>&1
 
 if [[ $STEPS == *ptx* ]]; then
-  { echo "### first run (cache cold)"; /tmp/tl-ptx --results "$OUT/res/cold";
-    echo "### second run (cache warm)"; /tmp/tl-ptx --results "$OUT/res/warm"; } > "$OUT/tlptx.log" 2>&1
+  { echo "### first run (cache cold)"; /tmp/tl-ptx --results-dir "$OUT/res/cold";
+    echo "### second run (cache warm)"; /tmp/tl-ptx --results-dir "$OUT/res/warm"; } > "$OUT/tlptx.log" 2>&1
   tail -3 "$OUT/tlptx.log"
 fi
 
@@ -38,7 +38,7 @@ if [[ $STEPS == *ncu,* || $STEPS == *ncu ]]; then
   for k in kernels/*.tl; do
     fn=$(grep -m1 -oP '^def \K\w+' "$k")
     ncu --clock-control none --kernel-name "$fn" --launch-count 1 --metrics "$METRICS" --csv \
-      /tmp/tl-ptx "$k" --no-check --warmup 0 --runs 1 -q --results /tmp/ncures 2>/dev/null \
+      /tmp/tl-ptx "$k" --no-check --warmup 0 --runs 1 -q --results-dir /tmp/ncures 2>/dev/null \
       | grep -E '^"' | sed "s|^|\"$(basename "$k" .tl)\",|" >> "$OUT/ncu.csv"
   done
   wc -l "$OUT/ncu.csv"
@@ -51,7 +51,7 @@ if [[ $STEPS == *ncu-large* ]]; then
     args=(); for s in $sets; do args+=(--set "$s"); done
     ncu --clock-control none --kernel-name "$fn" --launch-count 1 --metrics "$METRICS" --csv \
       /tmp/tl-ptx "$k" "${args[@]}" --num-warps "$warps" --no-check --warmup 0 --runs 1 -q \
-      --results /tmp/ncures 2>/dev/null | grep -E '^"' | sed "s|^|\"$label\",|" >> "$OUT/ncu_large.csv"
+      --results-dir /tmp/ncures 2>/dev/null | grep -E '^"' | sed "s|^|\"$label\",|" >> "$OUT/ncu_large.csv"
   done
   wc -l "$OUT/ncu_large.csv"
 fi

@@ -14,7 +14,7 @@ run() {  # kernel, num_warps, sets...
   local args=() tag="$k w$w"
   for s in "$@"; do args+=(--set "$s"); tag+=" $s"; done
   local dir=/tmp/sweep/$RANDOM$RANDOM
-  /tmp/tl-ptx "kernels/$k.tl" --num-warps "$w" "${args[@]}" --no-check -q --results "$dir" > /dev/null 2>&1
+  /tmp/tl-ptx "kernels/$k.tl" --num-warps "$w" "${args[@]}" --no-check -q --results-dir "$dir" > /dev/null 2>&1
   python3 -c "import json,sys; r=json.load(open('$dir/$k.json')); t=r['throughput']; print(f\"$tag: {r['time']['median_ms']*1e3:.1f} us  {t['gb_per_s']:.0f} GB/s  {t['tflop_per_s']:.1f} TFLOP/s  regs {r['resources']['registers']} spills {r['resources']['spill_store_bytes']}\")" 2>/dev/null || echo "$tag: failed"
 }
 {

@@ -8,24 +8,45 @@
 #include <iostream>
 #include <sstream>
 
+#include "runtime/Hash.h"
+
 namespace tl {
 
 namespace fs = std::filesystem;
 
-void addStageOptions(CLI::App& app, StageOptions& o) {
+void addStageOptions(CLI::App& app, StageOptions& o, StageFeatures f) {
+  app.set_version_flag("--version", releaseVersion());
   app.add_option("kernels", o.kernels, ".tl kernel files (default: every kernel in kernels/)");
+  // Repeatable options take one value per occurrence, so `--set N=30 k.tl` never eats the path.
   app.add_option("--set", o.sets, "Override a @launch keyword: NAME=EXPR (e.g. N=4096, BLOCK_N=4096, "
                                   "x_ptr='uniform((M,N))'); repeatable")
-      ->type_name("NAME=EXPR");
-  app.add_option("--input", o.inputs, "Read a pointer parameter's buffer from a .npy file: PARAM=FILE")
-      ->type_name("PARAM=FILE");
+      ->type_name("NAME=EXPR")
+      ->allow_extra_args(false);
+  app.add_option("--input", o.inputs, "Read a pointer parameter's buffer from a .npy file: PARAM=FILE; repeatable")
+      ->type_name("PARAM=FILE")
+      ->allow_extra_args(false);
   app.add_option("--grid", o.grid, "Override the grid: an expression such as '(64,)' or 'cdiv(N, 128)'");
-  app.add_option("--num-warps", o.numWarps, "Override num_warps");
-  app.add_option("--out-dir", o.outDir, "Write every output buffer as DIR/<kernel>.<param>.npy");
-  app.add_flag("--print-ir", o.printIR, "Print the block IR the stage runs");
+  app.add_option("--num-warps", o.numWarps, "Override num_warps")->check(CLI::Range(1, 32));
+  if (f.outputs) {
+    app.add_option("--out-dir", o.outDir, "Write every output buffer as DIR/<kernel>.<param>.npy");
+    app.add_option("--expect", o.intent.expects,
+                   "Check output PARAM against the expected result in FILE.npy (what it should compute); repeatable")
+        ->type_name("PARAM=FILE")
+        ->allow_extra_args(false);
+    app.add_option("--reference", o.intent.reference,
+                   "Check every output against KERNEL.tl (e.g. the instructor's solution) run on tl-scalar with "
+                   "the same launch and inputs")
+        ->type_name("KERNEL.tl");
+    app.add_option("--atol", o.intent.tolerance.atol, "Absolute tolerance of the output checks (default: per dtype)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--rtol", o.intent.tolerance.rtol, "Relative tolerance of the output checks (default: per dtype)")
+        ->check(CLI::NonNegativeNumber);
+  }
+  if (f.outputs && f.stageCheck) {
+    app.add_flag("--no-check", o.noCheck, "Do not check the outputs against the reference stage (stage agreement)");
+  }
+  if (f.printIR) app.add_flag("--print-ir", o.printIR, "Print the IR the stage runs");
   app.add_flag("-q,--quiet", o.quiet, "Print only each kernel's name, its PASS/FAIL lines and errors");
-  app.add_option("--atol", o.tolerance.atol, "Absolute tolerance of the output checks (default: per dtype)");
-  app.add_option("--rtol", o.tolerance.rtol, "Relative tolerance of the output checks (default: per dtype)");
 }
 
 std::vector<LaunchOverride> overridesFrom(const StageOptions& opts) {
@@ -154,30 +175,25 @@ void writeOutputs(const CompiledKernel& k, const Memory& memory, const std::stri
 bool compareOutputs(const Memory& reference, const Memory& got, const std::string& against, std::ostream& out,
                     const ToleranceOverride& tol) {
   bool all = true;
-  for (const Buffer& ref : reference.buffers()) {
-    if (!ref.output) continue;
-    const Buffer* g = got.find(ref.name);
-    Comparison c;
-    if (!g) {
-      c.name = ref.name;
-      c.reason = "missing output";
-    } else {
-      c = compareBuffers(ref, *g, tol);
-    }
-    all = all && c.pass;
-    out << "  " << (c.pass ? "PASS" : "FAIL") << " " << std::left << std::setw(10) << ref.name << std::right
-        << " vs " << against << "  " << shapeStr(ref.shape) << " " << dtypeName(ref.dtype);
-    if (!c.reason.empty()) {
-      out << "  " << c.reason << "\n";
-      continue;
-    }
-    std::ostringstream line;  // formatting flags stay local to this line
-    line << std::scientific << std::setprecision(2) << "  max_abs_err=" << c.maxAbsErr
-         << " max_rel_err=" << c.maxRelErr << "  tol: atol=" << c.atol << " rtol=" << c.rtol;
-    if (!c.pass) line << "  mismatches=" << c.mismatches << " worst element=" << c.worstIndex;
-    out << line.str() << "\n";
+  for (const CheckedOutput& c : compareAllOutputs(reference, got, CheckAgainst::Stage, against, tol)) {
+    printCheck(c, out);
+    all = all && c.cmp.pass;
   }
   return all;
+}
+
+bool checkStageOutputs(const CompiledKernel& k, const Memory& got, const StageOptions& opts, const Engine& scalar,
+                       const Engine* stage, const Function* stageIR, std::ostream& out, CheckReport* report) {
+  CheckReport r = runChecks(k, got, opts.intent, overridesFrom(opts), scalar, opts.noCheck ? nullptr : stage,
+                               stageIR, out);
+  bool pass = r.pass();
+  if (!r.intentChecked && !r.outputs.empty()) ++opts.stageAgreementOnly;
+  if (report) *report = std::move(r);
+  return pass;
+}
+
+std::string plural(int64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
 std::string renderRuntimeError(const CompiledKernel& k, const RuntimeError& e) {
@@ -220,7 +236,11 @@ int runStage(const std::string& stageName, const StageOptions& opts, const Stage
     if (!ok) ++failures;
   }
   if (paths.size() > 1)
-    std::cout << stageName << ": " << (paths.size() - failures) << " of " << paths.size() << " kernels OK\n";
+    std::cout << stageName << ": " << (paths.size() - failures) << " of " << plural(int64_t(paths.size()), "kernel")
+              << " OK\n";
+  if (opts.stageAgreementOnly > 0 && !opts.quiet)
+    std::cout << stageName << ": PASS above means the stages agree on what this kernel computes, not that it is "
+                 "right: --expect PARAM=FILE.npy or --reference KERNEL.tl checks it against what it should compute\n";
   return failures ? 1 : 0;
 }
 

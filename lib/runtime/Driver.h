@@ -20,6 +20,7 @@
 
 #include "frontend/Frontend.h"
 #include "ir/IR.h"
+#include "runtime/Checks.h"
 #include "runtime/Memory.h"
 
 namespace CLI {
@@ -37,11 +38,23 @@ struct StageOptions {
   std::string outDir;                  // --out-dir DIR: write every output as DIR/<kernel>.<param>.npy
   bool printIR = false;                // --print-ir
   bool quiet = false;                  // --quiet: only PASS/FAIL and errors
-  ToleranceOverride tolerance;         // --atol / --rtol for the output checks
+  bool noCheck = false;                // --no-check: skip the stage-agreement check
+  IntentOptions intent;                // --expect, --reference, --atol / --rtol
+  // Counted by checkStageOutputs: runs whose only check was stage agreement (runStage's closing
+  // note says what such a PASS means).
+  mutable int stageAgreementOnly = 0;
 };
 
-// Registers the options every stage has.
-void addStageOptions(CLI::App& app, StageOptions& opts);
+// Which groups of common options a tool has (a tool lists only options that do something).
+struct StageFeatures {
+  bool outputs = true;  // the tool runs the kernel and has outputs: --out-dir and the checks
+                        // (--expect, --reference, --atol, --rtol)
+  bool stageCheck = true;  // it checks itself against a reference stage: --no-check
+  bool printIR = true;     // --print-ir
+};
+
+// Registers the options every stage has (and --version).
+void addStageOptions(CLI::App& app, StageOptions& opts, StageFeatures features = {});
 
 // One kernel after the front end: what a stage callback works on.
 struct CompiledKernel {
@@ -78,9 +91,17 @@ std::string describeLaunch(const std::string& kernel, const LaunchConfig& launch
 void printOutputSummary(const Memory& memory, std::ostream& out);
 // Writes every output buffer as DIR/<kernel>.<param>.npy (creating DIR).
 void writeOutputs(const CompiledKernel& k, const Memory& memory, const std::string& dir, std::ostream& out);
-// Compares every output of `got` with `reference`, one PASS/FAIL line each; true when all pass.
+// Compares every output of `got` with `reference` (stage agreement: `against` names the engine),
+// one PASS/FAIL line each; true when all pass.
 bool compareOutputs(const Memory& reference, const Memory& got, const std::string& against,
                     std::ostream& out, const ToleranceOverride& tol = {});
+// The stage's checks (Checks.h, runChecks) with the options of the command line: the
+// --expect files, the --reference kernel on tl-scalar (`scalar`), and, unless --no-check or
+// `stage` is null, stage agreement. Returns whether every comparison passed; `report` gets the data.
+bool checkStageOutputs(const CompiledKernel& k, const Memory& got, const StageOptions& opts, const Engine& scalar,
+                       const Engine* stage, const Function* stageIR, std::ostream& out, CheckReport* report = nullptr);
+// "1 kernel", "3 kernels".
+std::string plural(int64_t n, const std::string& noun);
 // Renders a RuntimeError at its location in the kernel's source.
 std::string renderRuntimeError(const CompiledKernel& k, const RuntimeError& e);
 

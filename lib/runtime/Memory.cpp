@@ -229,6 +229,7 @@ Buffer& Memory::add(std::string name, DType dtype, Shape shape, bool output) {
   b.output = output;
   b.base = alignUp(next_, kAlignment);
   b.bytes.assign(bytes, 0);
+  if (output) b.stored.assign(static_cast<size_t>(bytes / static_cast<uint64_t>(dtypeBytes(dtype))), 0);
   next_ = b.base + bytes + kGuardBytes;
   buffers_.push_back(std::move(b));
   return buffers_.back();
@@ -262,6 +263,35 @@ std::string Memory::describeAddress(uint64_t addr, uint64_t size) const {
   else if (addr < b->base) os << " is " << b->base - addr << " bytes before the start of " << name;
   else os << " (" << size << " bytes) straddles the end of " << name;
   return os.str();
+}
+
+std::string outOfBoundsHint(bool store, bool masked) {
+  const char* what = store ? "store" : "load";
+  if (!masked)
+    return std::string("; this ") + what + " has no mask: guard the ragged edge with mask=, e.g. " + what +
+           "(ptr + offs" + (store ? ", value" : "") + ", mask=offs < N)";
+  return std::string("; this ") + what + "'s mask lets the element through: check the bound the mask compares with";
+}
+
+Unwritten unwrittenElements(const Buffer& b) {
+  Unwritten u;
+  for (size_t i = 0; i < b.stored.size(); ++i)
+    if (!b.stored[i]) {
+      if (u.count++ == 0) u.first = static_cast<int64_t>(i);
+    }
+  return u;
+}
+
+std::string formatIndex(const Shape& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (size_t k = shape.size(); k-- > 0;) {
+    int64_t d = shape[k] > 0 ? shape[k] : 1;
+    idx[k] = flat % d;
+    flat /= d;
+  }
+  std::string s = "[";
+  for (size_t k = 0; k < idx.size(); ++k) s += (k ? ", " : "") + std::to_string(idx[k]);
+  return s + "]";
 }
 
 const Buffer* Memory::nearest(uint64_t addr) const {

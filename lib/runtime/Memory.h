@@ -24,6 +24,10 @@ struct Buffer {
   bool output = false;
   uint64_t base = 0;           // virtual address of element 0
   std::vector<uint8_t> bytes;  // numel * dtypeBytes(dtype)
+  // Outputs only (empty for inputs): stored[i] != 0 once a store wrote element i. A shadow like
+  // compute-sanitizer's initcheck: every engine calls markStored() for every element it stores,
+  // so an output element no program wrote is reported instead of passing as its initial value.
+  std::vector<uint8_t> stored;
 
   int64_t numel() const;
   uint64_t end() const { return base + bytes.size(); }
@@ -32,6 +36,10 @@ struct Buffer {
   int64_t getI(int64_t i) const;
   void setF(int64_t i, double v);  // rounds to the buffer's dtype
   void setI(int64_t i, int64_t v);
+  // Records a store to the element at `byteOffset` from base (no-op for inputs).
+  void markStored(uint64_t byteOffset) {
+    if (!stored.empty()) stored[byteOffset / static_cast<uint64_t>(dtypeBytes(dtype))] = 1;
+  }
   // "256 x 781 x f32", for messages.
   std::string describe() const;
 };
@@ -73,6 +81,19 @@ class Memory {
   std::vector<Buffer> buffers_;
   uint64_t next_ = kBaseAddress;
 };
+
+// What to try after an out-of-bounds load or store, appended to every engine's message: an
+// unmasked access is told to add a mask, a masked one that its mask lets the element through.
+std::string outOfBoundsHint(bool store, bool masked);
+
+// The output elements of `b` no store wrote (count 0 for inputs).
+struct Unwritten {
+  int64_t count = 0;
+  int64_t first = -1;  // flat index of the first one
+};
+Unwritten unwrittenElements(const Buffer& b);
+// "[3, 17]": a flat element index as the buffer's multi-dimensional index.
+std::string formatIndex(const Shape& shape, int64_t flat);
 
 // Conversions between f32 and the 16-bit float formats (round to nearest even).
 uint16_t floatToHalf(float f);

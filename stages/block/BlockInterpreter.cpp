@@ -241,6 +241,7 @@ void withDType(DType d, F&& f) {
 struct FastBuffer {
   uint8_t* bytes = nullptr;  // the buffer's storage; null: take the slow path
   uint64_t base = 0;         // its address
+  Buffer* buffer = nullptr;  // the buffer itself (stores mark what they wrote)
 };
 
 // Index of the first unmasked element, or n when every element is masked off.
@@ -339,7 +340,12 @@ class Engine {
   Buffer* checkedAccess(const char* what, const Op& op, const Tile& ptrs, int64_t i, uint64_t size) {
     const uint64_t addr = ptrs.ptr[i];
     Buffer* b = memory_.resolve(addr, size);
-    if (!b) throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + memory_.describeAddress(addr, size) + where(ptrs, i));
+    if (!b) {
+      const bool store = op.kind == OpKind::Store;
+      const bool masked = op.numOperands() >= (store ? 3u : 2u);
+      throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + memory_.describeAddress(addr, size) +
+                                     where(ptrs, i) + outOfBoundsHint(store, masked));
+    }
     if (b->dtype != ptrs.dtype || (addr - b->base) % size != 0) {
       std::ostringstream os;
       os << what << " of " << dtypeName(ptrs.dtype) << " at address 0x" << std::hex << addr << std::dec
@@ -452,16 +458,23 @@ class Engine {
       const T* __restrict v = value.data<T>();
       uint8_t* bytes = fast.bytes;
       const uint64_t base = fast.base;
+      uint8_t* stored = fast.buffer && !fast.buffer->stored.empty() ? fast.buffer->stored.data() : nullptr;
       if (bytes && !mask) {
         for (int64_t i = 0; i < p.n; ++i) writeElem<D>(bytes + (addr[i] - base), v[i]);
+        if (stored)
+          for (int64_t i = 0; i < p.n; ++i) stored[(addr[i] - base) / size] = 1;
       } else if (bytes) {
         for (int64_t i = 0; i < p.n; ++i)
           if (mask[i]) writeElem<D>(bytes + (addr[i] - base), v[i]);
+        if (stored)
+          for (int64_t i = 0; i < p.n; ++i)
+            if (mask[i]) stored[(addr[i] - base) / size] = 1;
       } else {
         for (int64_t i = 0; i < p.n; ++i) {
           if (mask && !mask[i]) continue;
           Buffer* buf = memory_.resolve(addr[i], size);  // checked above
           writeElem<D>(buf->bytes.data() + (addr[i] - buf->base), v[i]);
+          buf->markStored(addr[i] - buf->base);
         }
       }
     });
@@ -475,7 +488,7 @@ class Engine {
     Buffer* b = memory_.resolve(ptrs.ptr[first], size);
     if (!b || b->dtype != ptrs.dtype || (b->base & (size - 1)) != 0 || b->bytes.size() < size) return {};
     if (!allInside(ptrs.ptr.data(), mask, ptrs.n, b->base, b->bytes.size(), size)) return {};
-    return {b->bytes.data(), b->base};
+    return {b->bytes.data(), b->base, b};
   }
 
   // --- one op ----------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 //
 //   tl-block                                   # every kernel in kernels/, PASS/FAIL per output
 //   tl-block kernels/softmax.tl --print-after-all
-//   tl-block kernels/matmul.tl --set M=512 --no-compare --out-dir out/
+//   tl-block kernels/matmul.tl --set M=512 --no-check --out-dir out/
+//   tl-block my_softmax.tl --reference solution.tl   # against what it should compute
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -17,9 +18,8 @@ int main(int argc, char** argv) {
   CLI::App app{"tl-block: optimize block IR and run it a tile at a time, checked against tl-scalar"};
   tl::StageOptions opts;
   tl::addStageOptions(app, opts);
-  bool printAfterAll = false, noCompare = false, noRun = false;
+  bool printAfterAll = false, noRun = false;
   app.add_flag("--print-after-all", printAfterAll, "Print the block IR after every pass");
-  app.add_flag("--no-compare", noCompare, "Do not run tl-scalar to check the outputs");
   app.add_flag("--no-run", noRun, "Only compile (with --print-ir / --print-after-all)");
   CLI11_PARSE(app, argc, argv);
 
@@ -40,17 +40,12 @@ int main(int argc, char** argv) {
     tl::BlockRunStats stats = tl::runBlock(*k.ir, k.launch, memory);
     double ms = tl::msSince(start);
     if (!opts.quiet)
-      out << "   tl-block: " << stats.programs << " programs, " << stats.tileOps << " tile ops in " << tl::formatMs(ms)
-          << " (compile " << tl::formatMs(k.compileMs) << ", passes " << tl::formatMs(passMs) << ")\n";
+      out << "   tl-block: " << tl::plural(stats.programs, "program") << ", " << stats.tileOps << " tile ops in "
+          << tl::formatMs(ms) << " (compile " << tl::formatMs(k.compileMs) << ", passes " << tl::formatMs(passMs)
+          << ")\n";
     if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
-    if (noCompare) {
-      if (!opts.quiet) tl::printOutputSummary(memory, out);
-      return true;
-    }
-    tl::Memory refMemory = tl::Memory::fromLaunch(k.launch);
-    start = std::chrono::steady_clock::now();
-    tl::runScalar(*reference, k.launch, refMemory);
-    if (!opts.quiet) out << "   tl-scalar reference in " << tl::formatMs(tl::msSince(start)) << "\n";
-    return tl::compareOutputs(refMemory, memory, "tl-scalar", out, opts.tolerance);
+    if (opts.noCheck && !opts.quiet) tl::printOutputSummary(memory, out);
+    const tl::Engine scalar = tl::scalarEngine();
+    return tl::checkStageOutputs(k, memory, opts, scalar, &scalar, reference.get(), out);
   });
 }

@@ -28,20 +28,13 @@
 #include "ptx/Ptxas.h"
 #include "ptx/Results.h"
 #include "runtime/Driver.h"
+#include "runtime/Hash.h"  // sha256Hex, toolVersion
 
 namespace tl {
-
-// SHA-256 of `data`, as 64 lowercase hex digits (FIPS 180-4; tested against its vectors).
-std::string sha256Hex(std::string_view data);
 
 // Writes `data` to `path` atomically: a temporary file in the same directory, then rename(2).
 // Returns false with *error set when it cannot (the temporary file is removed).
 bool writeFileAtomic(const std::string& path, std::string_view data, std::string* error);
-
-// The tool version compiled into the binary (TL_VERSION from CMake when defined), plus the size
-// and modification time of the running executable, so a rebuilt compiler never reuses entries
-// of an older build.
-std::string toolVersion();
 
 // Everything the compiled code depends on. Each field is hashed with its name and length, so
 // no two different keys serialize alike.

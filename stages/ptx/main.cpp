@@ -5,7 +5,8 @@
 //
 //   tl-ptx                                         # every kernel in kernels/
 //   tl-ptx kernels/softmax.tl --print-ptx          # the PTX (--print-llvm: the LLVM IR)
-//   tl-ptx kernels/matmul.tl --set M=4096 --set N=4096 --set K=4096 --reference block
+//   tl-ptx kernels/matmul.tl --set M=4096 --set N=4096 --set K=4096 --check-stage block
+//   tl-ptx my_softmax.tl --reference solution.tl     # the GPU's outputs against what they should be
 //   tl-ptx kernels/vector_add.tl --arch sm_80 --no-cache --runs 500
 //   tl-ptx kernels/softmax.tl --unfused            # also the unfused kernels: fusion measured
 //
@@ -20,6 +21,7 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <cstring>
 #include <sstream>
 
 #include "block/BlockInterpreter.h"
@@ -43,8 +45,7 @@ struct PtxStageOptions {
   std::string ptxDir = "out/ptx";
   bool noCache = false;
   std::string resultsDir = "out/results";
-  bool noCheck = false;
-  std::string reference = "auto";  // scalar | block | auto
+  std::string checkStage = "auto";  // the stage-agreement engine: scalar | block | auto
   int warmup = 3;
   int runs = 100;
   bool runsGiven = false;          // --runs given: run exactly that many (no time budget)
@@ -60,7 +61,7 @@ tl::TimingOptions timingOptions(const PtxStageOptions& o) {
   return to;
 }
 
-// --reference auto picks tl-scalar up to this many estimated element operations (about a
+// --check-stage auto picks tl-scalar up to this many estimated element operations (about a
 // second of tl-scalar), tl-block beyond.
 constexpr double kScalarReferenceLimit = 2e8;
 
@@ -96,6 +97,7 @@ tl::RunResults baseResults(const tl::CompiledKernel& k, const tl::JitResult& jit
   r.timestamp = tl::utcTimestamp();
   r.kernel = jit.entry.kernelName;
   r.source = k.path;
+  r.sourceSha256 = tl::sha256Hex(k.parsed->file->text());
   for (const auto& [name, value] : k.launch.names)
     if (name != "grid" && name != "num_warps" && !k.launch.buffer(name)) r.sizes.emplace_back(name, value);
   r.grid = k.launch.grid;
@@ -138,20 +140,43 @@ void printCompileSummary(const tl::JitResult& jit, const tl::CompiledKernel& k, 
   }
 }
 
-// Runs the reference interpreter the options ask for; returns its name.
-std::string runReference(const tl::CompiledKernel& k, const PtxStageOptions& o, tl::Memory& ref, bool quiet,
-                         std::ostream& out) {
-  std::string which = o.reference;
+// The stage-agreement engine the options ask for (--check-stage; auto: tl-scalar for small
+// launches, tl-block beyond), announcing how long it took.
+tl::Engine referenceEngine(const tl::CompiledKernel& k, const PtxStageOptions& o, bool quiet, std::ostream& out) {
+  std::string which = o.checkStage;
   double estimate = tl::estimateScalarOps(*k.ir, k.launch);
   if (which == "auto") which = estimate <= kScalarReferenceLimit ? "scalar" : "block";
-  auto start = std::chrono::steady_clock::now();
-  if (which == "scalar") tl::runScalar(*k.ir, k.launch, ref);
-  else tl::runBlock(*k.ir, k.launch, ref);
   std::string name = "tl-" + which;
-  if (!quiet)
-    out << "   reference: " << name << " in " << tl::formatMs(tl::msSince(start)) << " (estimated "
-        << std::setprecision(3) << estimate << " element ops)\n";
-  return name;
+  return {name, [which, name, estimate, quiet, &out](const tl::Function& fn, const tl::LaunchConfig& launch,
+                                                     tl::Memory& mem) {
+            auto start = std::chrono::steady_clock::now();
+            if (which == "scalar") tl::runScalar(fn, launch, mem);
+            else tl::runBlock(fn, launch, mem);
+            if (!quiet)
+              out << "   reference: " << name << " in " << tl::formatMs(tl::msSince(start)) << " (estimated "
+                  << std::setprecision(3) << estimate << " element ops)\n";
+          }};
+}
+
+// The GPU keeps no record of which elements a kernel stored, so a second launch runs over
+// outputs filled with the byte kPoison: an element is stored when either launch changed it (its
+// value differs from what that launch started with). Only a kernel that reads its own output
+// back and writes exactly the value it found, in both launches, could hide a missing store.
+constexpr uint8_t kPoison = 0xff;  // a NaN in every float dtype, -1 in the ints
+
+void markStoredFromTwoLaunches(tl::Memory& result, const tl::Memory& initial, const tl::Memory& poisonedResult) {
+  for (tl::Buffer& b : result.buffers()) {
+    if (!b.output || b.stored.empty()) continue;
+    const tl::Buffer* init = initial.find(b.name);
+    const tl::Buffer* poisoned = poisonedResult.find(b.name);
+    const size_t elem = static_cast<size_t>(tl::dtypeBytes(b.dtype));
+    for (size_t i = 0; i < b.stored.size(); ++i) {
+      const size_t off = i * elem;
+      bool changed = init && std::memcmp(b.bytes.data() + off, init->bytes.data() + off, elem) != 0;
+      for (size_t j = 0; !changed && poisoned && j < elem; ++j) changed = poisoned->bytes[off + j] != kPoison;
+      b.stored[i] = changed;
+    }
+  }
 }
 
 // "time: median 736.9 us (min 734.9 us, 100 runs, L2 flushed)  4371.2 GB/s (91% of 4814)".
@@ -204,6 +229,16 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   bufs.launch(mod, k.launch.grid, threads);
   rt.synchronize(("running " + jit.entry.kernelName).c_str());
   bufs.copyOutputsBack(memory);
+  {
+    tl::Memory poisoned = tl::Memory::fromLaunch(k.launch);
+    for (tl::Buffer& b : poisoned.buffers())
+      if (b.output) std::fill(b.bytes.begin(), b.bytes.end(), kPoison);
+    tl::DeviceBuffers poisonBufs(rt, tl::kernelArgsFor(*k.ir, k.launch), poisoned);
+    poisonBufs.launch(mod, k.launch.grid, threads);
+    rt.synchronize(("running " + jit.entry.kernelName + " over poisoned outputs").c_str());
+    poisonBufs.copyOutputsBack(poisoned);
+    markStoredFromTwoLaunches(memory, tl::Memory::fromLaunch(k.launch), poisoned);
+  }
   if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
 
   tl::GpuTiming t = tl::timeKernel(rt, mod, bufs, k.launch.grid, threads, timingOptions(o));
@@ -217,17 +252,21 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   r.tflops = r.flops > 0 && t.medianMs > 0 ? r.flops / (t.medianMs * 1e-3) / 1e12 : 0;
   if (!quiet) printTiming(t, r, dev, out);
 
-  if (o.noCheck) {
-    if (!quiet) tl::printOutputSummary(memory, out);
-    return true;
+  if (opts.noCheck && !quiet) tl::printOutputSummary(memory, out);
+  tl::Engine engine = referenceEngine(k, o, quiet, out);
+  tl::CheckReport report;
+  bool pass = tl::checkStageOutputs(k, memory, opts, tl::scalarEngine(), &engine, nullptr, out, &report);
+  for (const tl::CheckedOutput& c : report.outputs) {
+    if (c.kind != tl::CheckAgainst::Stage) continue;
+    r.reference = engine.name;
+    r.outputs.push_back({c.output, c.cmp.pass, c.cmp.maxAbsErr, c.cmp.maxRelErr, c.cmp.mismatches, c.cmp.reason});
   }
-  tl::Memory ref = tl::Memory::fromLaunch(k.launch);
-  r.reference = runReference(k, o, ref, quiet, out);
-  r.outputs = tl::checkOutputs(ref, memory, opts.tolerance);
-  bool pass = tl::compareOutputs(ref, memory, r.reference, out, opts.tolerance);
   r.check = pass ? "PASS" : "FAIL";
-  keep.name = r.reference;
-  keep.memory = std::move(ref);
+  if (!opts.noCheck && o.unfused) {  // the stage reference once more for --unfused's check (deterministic)
+    keep.name = engine.name;
+    keep.memory = tl::Memory::fromLaunch(k.launch);
+    engine.run(*k.ir, k.launch, *keep.memory);
+  }
   return pass;
 }
 
@@ -287,13 +326,17 @@ tl::UnfusedRun runUnfusedOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k,
   rt.synchronize(("running the unfused kernels of " + k.ir->name).c_str());
   bufs.copyOutputsBack(memory);
   run.timing = tl::timeLaunches(rt, launchAll, timingOptions(o));
-  if (!o.noCheck) {
+  if (!opts.noCheck) {
     if (!ref.memory) {  // the fused run did not check: compute the reference now
+      tl::Engine engine = referenceEngine(k, o, opts.quiet, out);
       ref.memory = tl::Memory::fromLaunch(k.launch);
-      ref.name = runReference(k, o, *ref.memory, opts.quiet, out);
+      engine.run(*k.ir, k.launch, *ref.memory);
+      ref.name = engine.name;
     }
     run.check =
-        tl::compareOutputs(*ref.memory, memory, ref.name + " (unfused)", out, opts.tolerance) ? "PASS" : "FAIL";
+        tl::compareOutputs(*ref.memory, memory, ref.name + " (unfused; stage agreement)", out, opts.intent.tolerance)
+            ? "PASS"
+            : "FAIL";
   }
   return run;
 }
@@ -324,10 +367,10 @@ int main(int argc, char** argv) {
   app.add_option("--ptx-dir", o.ptxDir, "Write each kernel's PTX as DIR/<kernel>.ptx")->capture_default_str();
   app.add_flag("--no-cache", o.noCache, "Neither read nor write the JIT cache ($TL_CACHE_DIR, else "
                                         "$XDG_CACHE_HOME/tilelab, else ~/.cache/tilelab)");
-  app.add_option("--results", o.resultsDir, "Write one results JSON per kernel as DIR/<kernel>.json")
+  app.add_option("--results-dir", o.resultsDir, "Write one results JSON per kernel as DIR/<kernel>.json")
       ->capture_default_str();
-  app.add_flag("--no-check", o.noCheck, "Do not compare the GPU's outputs with a CPU reference");
-  app.add_option("--reference", o.reference, "CPU reference: tl-scalar, tl-block, or auto (tl-scalar for small launches)")
+  app.add_option("--check-stage", o.checkStage,
+                 "The stage the GPU's outputs must agree with: scalar, block, or auto (tl-scalar for small launches)")
       ->check(CLI::IsMember({"scalar", "block", "auto"}))
       ->capture_default_str();
   app.add_option("--warmup", o.warmup, "Untimed launches before timing")->check(CLI::Range(0, 100000))->capture_default_str();

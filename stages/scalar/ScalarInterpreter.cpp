@@ -322,7 +322,12 @@ class ScalarInterpreter {
                                      const Shape& shape, int64_t e) {
     int size = dtypeBytes(dtype);
     Buffer* b = mem_.resolve(addr, static_cast<uint64_t>(size));
-    if (!b) throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + mem_.describeAddress(addr, static_cast<uint64_t>(size)) + where(shape, e));
+    if (!b) {
+      const bool store = op.kind == OpKind::Store;
+      const bool masked = op.numOperands() >= (store ? 3u : 2u);
+      throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + mem_.describeAddress(addr, static_cast<uint64_t>(size)) +
+                                     where(shape, e) + outOfBoundsHint(store, masked));
+    }
     uint64_t off = addr - b->base;
     if (b->dtype != dtype || off % static_cast<uint64_t>(size) != 0)
       throw RuntimeError(op.loc, std::string(what) + " of " + dtypeName(dtype) + " at address " + hex(addr) +
@@ -559,6 +564,7 @@ class ScalarInterpreter {
     for (const Write& w : writes) {
       if (isFloat(d)) w.buf->setF(w.index, w.value->f);
       else w.buf->setI(w.index, w.value->i);
+      w.buf->markStored(static_cast<uint64_t>(w.index) * static_cast<uint64_t>(dtypeBytes(d)));
     }
     stats_.elementOps += static_cast<int64_t>(value.elems.size());
   }
@@ -682,6 +688,10 @@ class ScalarInterpreter {
 
 ScalarRunStats runScalar(const Function& fn, const LaunchConfig& launch, Memory& memory) {
   return ScalarInterpreter(fn, launch, memory).run();
+}
+
+Engine scalarEngine() {
+  return {"tl-scalar", [](const Function& fn, const LaunchConfig& launch, Memory& memory) { runScalar(fn, launch, memory); }};
 }
 
 }  // namespace tl

@@ -13,6 +13,7 @@
 
 #include "frontend/Launch.h"
 #include "ir/IR.h"
+#include "runtime/Checks.h"
 #include "runtime/Memory.h"
 
 namespace tl {
@@ -23,5 +24,8 @@ struct ScalarRunStats {
 };
 
 ScalarRunStats runScalar(const Function& fn, const LaunchConfig& launch, Memory& memory);
+
+// tl-scalar as the reference engine of the checks (runtime/Checks.h).
+Engine scalarEngine();
 
 }  // namespace tl

@@ -1,8 +1,10 @@
 // tl-scalar: the scalar CPU reference. Runs a kernel's whole grid one program and one element
-// at a time and prints a summary of its outputs. Every later stage is checked against it.
+// at a time and prints a summary of its outputs. Every later stage is checked against it; it can
+// itself be checked against what the kernel should compute (--expect, --reference).
 //
 //   tl-scalar                                  # every kernel in kernels/
 //   tl-scalar kernels/softmax.tl --set N=4096 --set BLOCK_N=4096 --out-dir out/
+//   tl-scalar my_transpose.tl --reference labs/01-coalescing/solution.tl
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -13,7 +15,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"tl-scalar: run .tl kernels on the scalar CPU reference (the ground truth)"};
   tl::StageOptions opts;
-  tl::addStageOptions(app, opts);
+  tl::addStageOptions(app, opts, {.outputs = true, .stageCheck = false});
   CLI11_PARSE(app, argc, argv);
 
   return tl::runStage("tl-scalar", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
@@ -23,11 +25,12 @@ int main(int argc, char** argv) {
     tl::ScalarRunStats stats = tl::runScalar(*k.ir, k.launch, memory);
     double ms = tl::msSince(start);
     if (!opts.quiet) {
-      out << "   tl-scalar: " << stats.programs << " programs, " << stats.elementOps << " element ops in "
-          << tl::formatMs(ms) << " (compile " << tl::formatMs(k.compileMs) << ")\n";
+      out << "   tl-scalar: " << tl::plural(stats.programs, "program") << ", " << stats.elementOps
+          << " element ops in " << tl::formatMs(ms) << " (compile " << tl::formatMs(k.compileMs) << ")\n";
       tl::printOutputSummary(memory, out);
     }
     if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
-    return true;
+    // No stage to agree with: tl-scalar is the reference. The intent checks and unwritten outputs.
+    return tl::checkStageOutputs(k, memory, opts, tl::scalarEngine(), nullptr, nullptr, out);
   });
 }

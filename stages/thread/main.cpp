@@ -21,18 +21,19 @@ int main(int argc, char** argv) {
   CLI::App app{"tl-thread: assign layouts, lower to thread IR and run it warp by warp, checked against tl-scalar"};
   tl::StageOptions opts;
   tl::addStageOptions(app, opts);
-  bool printLayouts = false, printThread = false, printAfterAll = false, noCompare = false, noRun = false;
-  bool noRaceCheck = false;
+  bool printLayouts = false, printThread = false, printAfterAll = false, noRun = false;
+  bool raceCheck = true;
   std::vector<std::string> maps;
   app.add_flag("--print-layouts", printLayouts, "Print the block IR with layouts (what was decided)");
   app.add_flag("--print-thread-ir", printThread, "Print the thread IR (how it is done)");
   app.add_flag("--print-after-all", printAfterAll, "Print the IR after every pass and after lowering");
   app.add_option("--show-map", maps, "Print which thread of which warp owns which element of VALUE "
                                      "(a name in the layout snapshot, e.g. x or %x.1); repeatable")
-      ->type_name("VALUE");
-  app.add_flag("--no-compare", noCompare, "Do not run tl-scalar to check the outputs");
+      ->type_name("VALUE")
+      ->allow_extra_args(false);
   app.add_flag("--no-run", noRun, "Only compile (with the print options)");
-  app.add_flag("--no-race-check", noRaceCheck, "Do not check shared memory for races (faster)");
+  app.add_flag("--race-check,!--no-race-check", raceCheck,
+               "Check shared memory for races during the run (default: on; --no-race-check is faster)");
   CLI11_PARSE(app, argc, argv);
   // --print-ir is the stage's whole story: the layout snapshot, then the thread IR.
   if (opts.printIR) printLayouts = printThread = true;
@@ -63,21 +64,17 @@ int main(int argc, char** argv) {
     tl::Memory memory = tl::Memory::fromLaunch(k.launch);
     tl::ExecOptions eo;
     eo.recordAccesses = false;
-    eo.detectRaces = !noRaceCheck;
+    eo.detectRaces = raceCheck;
     start = std::chrono::steady_clock::now();
     tl::ExecResult res = tl::runThreadIR(*tc.threadIR, k.launch, memory, eo);
     double ms = tl::msSince(start);
     if (!opts.quiet)
-      out << "   tl-thread: " << res.stats.blocks << " blocks x " << tc.numWarps << " warps, "
+      out << "   tl-thread: " << tl::plural(res.stats.blocks, "block") << " x " << tl::plural(tc.numWarps, "warp") << ", "
           << res.stats.warpInstructions << " warp instructions, " << res.stats.barriers << " barriers in "
           << tl::formatMs(ms) << " (compile " << tl::formatMs(k.compileMs + lowerMs) << ")\n";
     if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
-    if (noCompare) {
-      if (!opts.quiet) tl::printOutputSummary(memory, out);
-      return true;
-    }
-    tl::Memory refMemory = tl::Memory::fromLaunch(k.launch);
-    tl::runScalar(*k.ir, k.launch, refMemory);
-    return tl::compareOutputs(refMemory, memory, "tl-scalar", out, opts.tolerance);
+    if (opts.noCheck && !opts.quiet) tl::printOutputSummary(memory, out);
+    const tl::Engine scalar = tl::scalarEngine();
+    return tl::checkStageOutputs(k, memory, opts, scalar, &scalar, k.ir.get(), out);
   });
 }
