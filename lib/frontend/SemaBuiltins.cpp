@@ -122,6 +122,15 @@ PyVal Sema::evalCall(const Expr& e) {
   if (f == "where") return builtinWhere(e);
   if (f == "maximum" || f == "minimum") return builtinMinMaximum(e, f);
   if (f == "dot") return builtinDot(e);
+  if (f == "trans") {  // trans(x): <MxN> -> <NxM>, out[j, i] = x[i, j] (Triton's tl.trans)
+    Args a;
+    if (!bindArgs(e, "trans", {"x"}, 1, a)) return PyVal::poison();
+    const PyVal& x = a.vals[0];
+    if (!x.isValue() || x.v->type.rank() != 2)
+      return fail(a.locs[0], "trans() needs a 2-D tile, got " + describe(x));
+    const Type& t = x.v->type;
+    return PyVal::value(at(e.loc).create(OpKind::Trans, {x.v}, {t.withShape({t.shape[1], t.shape[0]})})->result());
+  }
   if (f == "cdiv") return builtinCdiv(e);
   if (f == "range") return fail(e.loc, "range() can only be used in a for loop: for i in range(...)");
   return unknownFunction(e, f, e.lhs->loc);  // print(...), or a typo: SemaExpr.cpp

@@ -225,4 +225,12 @@ LayoutPtr defaultBlockedLayout(const Shape& shape, int numWarps, int vecElems, s
   return Layout::blocked(spt, tpw, wpc, order);
 }
 
+LayoutPtr transposedLayout(const Layout& l) {
+  if (l.kind() != Layout::Kind::Blocked || l.rank() != 2)
+    throw std::invalid_argument("transposedLayout: needs a rank-2 blocked layout, got " + l.str());
+  auto swap2 = [](const std::vector<int>& v) { return std::vector<int>{v[1], v[0]}; };
+  return Layout::blocked(swap2(l.sizePerThread()), swap2(l.threadsPerWarp()), swap2(l.warpsPerCTA()),
+                         {1 - l.order()[0], 1 - l.order()[1]});
+}
+
 }  // namespace tl

@@ -89,4 +89,10 @@ LayoutPtr parseLayout(std::string_view text, size_t* consumed = nullptr);
 LayoutPtr defaultBlockedLayout(const Shape& shape, int numWarps, int vecElems,
                                std::vector<int> order = {});
 
+// The layout of trans(x) (out[j, i] = x[i, j]) when x has the rank-2 blocked layout `l`: the
+// same fields with the two dimensions swapped, so register r of thread t holds the mirrored
+// element of the one it held in x: a transpose that moves no data (Triton's tl.trans).
+// Throws std::invalid_argument for anything but a rank-2 blocked layout.
+LayoutPtr transposedLayout(const Layout& l);
+
 }  // namespace tl

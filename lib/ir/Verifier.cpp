@@ -237,6 +237,19 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (!opd(0).layout || !res().layout) c.fail("operand and result need layouts");
       else c.sameType(res().withoutLayout(), opd(0).withoutLayout(), "operand/result");
       break;
+    case OpKind::Trans: {
+      // (<MxN> x) -> <NxM>, same element type; with layouts, the result's is the operand's
+      // with the two dimensions swapped (a blocked operand layout).
+      if (!(c.operands(1, 1) && c.results(1))) break;
+      const Type &a = opd(0), &r = res();
+      if (!a.isTile() || a.rank() != 2) { c.fail("operand must be a rank-2 tile, got " + str(a)); break; }
+      if (!c.sameType(r.withoutLayout(), a.withoutLayout().withShape({a.shape[1], a.shape[0]}), "result")) break;
+      if (a.layout || r.layout) {
+        if (!a.layout || !r.layout || a.layout->kind() != Layout::Kind::Blocked || !(*transposedLayout(*a.layout) == *r.layout))
+          c.fail("result layout must be the operand's (blocked) with dims swapped: " + str(a) + " vs " + str(r));
+      }
+      break;
+    }
     case OpKind::Broadcast: {
       if (!(c.operands(1, 1) && c.results(1))) break;
       const Type &a = opd(0), &r = res();

@@ -507,6 +507,7 @@ class Engine {
       case OpKind::Splat: block::splat(in(0), *out); break;
       case OpKind::Broadcast: block::broadcast(in(0), *out); break;
       case OpKind::ExpandDims: block::copyElements(in(0), *out); break;
+      case OpKind::Trans: block::transpose(in(0), *out); break;
       case OpKind::Convert: block::convert(in(0), *out); break;
       case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
       case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid:

@@ -234,6 +234,16 @@ void copyElements(const Tile& in, Tile& out) {
   });
 }
 
+void transpose(const Tile& in, Tile& out) {
+  withStorage(out.storage, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in.data<T>();
+    T* y = out.data<T>();
+    for (int64_t i = 0; i < in.rows; ++i)
+      for (int64_t j = 0; j < in.cols; ++j) y[j * out.cols + i] = x[i * in.cols + j];
+  });
+}
+
 // One source/destination storage pair of `convert`.
 template <class S, class D>
 static void convertLoop(const S* __restrict x, D* __restrict y, int64_t n, DType to) {

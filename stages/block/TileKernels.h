@@ -42,6 +42,7 @@ void fillArange(Tile& out, int64_t start);     // out[i] = start + i (i32)
 void splat(const Tile& scalar, Tile& out);     // every element = the scalar
 void broadcast(const Tile& in, Tile& out);     // size-1 dims of `in` grow to out's shape
 void copyElements(const Tile& in, Tile& out);  // same elements, another shape (expand_dims)
+void transpose(const Tile& in, Tile& out);     // trans: out[j][i] = in[i][j] (rank 2)
 void convert(const Tile& in, Tile& out);       // dtype conversion (out's dtype)
 void unary(OpKind kind, const Tile& in, Tile& out);
 // Elementwise binary op. For integer div/rem, returns the index of the first zero divisor

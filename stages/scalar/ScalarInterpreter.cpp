@@ -362,6 +362,7 @@ class ScalarInterpreter {
       case OpKind::Splat: execSplat(op); break;
       case OpKind::Broadcast: execBroadcast(op); break;
       case OpKind::ExpandDims: execExpandDims(op); break;
+      case OpKind::Trans: execTrans(op); break;
       case OpKind::Convert: execConvert(op); break;
       case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
       case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid:
@@ -439,6 +440,18 @@ class ScalarInterpreter {
       std::vector<int64_t> idx = unflatten(static_cast<int64_t>(e), out.type.shape);
       idx.erase(idx.begin() + static_cast<std::ptrdiff_t>(axis));
       out.elems[e] = in.elems[static_cast<size_t>(flatten(idx, in.type.shape))];
+    }
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  // out[j, i] = in[i, j]: element (j, i) of the <NxM> result is element (i, j) of the <MxN> operand.
+  void execTrans(const Op& op) {
+    const Tile& in = get(op, 0);
+    Tile out = emptyLike(op.result()->type);
+    for (size_t e = 0; e < out.elems.size(); ++e) {
+      std::vector<int64_t> idx = unflatten(static_cast<int64_t>(e), out.type.shape);
+      out.elems[e] = in.elems[static_cast<size_t>(flatten({idx[1], idx[0]}, in.type.shape))];
     }
     stats_.elementOps += static_cast<int64_t>(out.elems.size());
     set(op.result(), std::move(out));
