@@ -102,6 +102,7 @@ WarpCoalescing coalesce(const WarpAccess& a) {
   w.requests = w.activeLanes > 0 ? 1 : 0;
   w.bytesRequested = int64_t(w.activeLanes) * a.bytes;
   w.bytesFetched = int64_t(w.sectors.size()) * kSectorBytes;
+  w.idealSectors = static_cast<int>((w.bytesUsed + kSectorBytes - 1) / kSectorBytes);
   w.efficiency = w.bytesFetched ? double(w.bytesRequested) / double(w.bytesFetched) : 0.0;
   return w;
 }

@@ -13,7 +13,10 @@
 //   - bytes requested = active lanes x bytes per lane, bytes fetched = sectors x 32, and
 //     efficiency = requested / fetched (lanes reading the same bytes count each time, so a
 //     broadcast load can exceed 100%, as nvprof's gld_efficiency could); bytes USED (distinct
-//     bytes any lane touched) / fetched is the share of the moved data that was needed, <= 100%.
+//     bytes any lane touched) / fetched is the share of the moved data that was needed, <= 100%;
+//   - IDEAL sectors = ceil(bytes used / 32): the fewest sectors that can hold those distinct
+//     bytes, what the request would fetch if perfectly coalesced; sectors / ideal is 1.0 for a
+//     perfect access of any width (a full-warp LDG.128 needs 16 sectors and fetches 16).
 //
 // Expects: a WarpAccess with 1 <= bytes <= 16 (the widest access a thread can make); addresses
 // of inactive lanes are ignored.
@@ -74,8 +77,10 @@ struct WarpCoalescing {
   int64_t bytesRequested = 0;      // active lanes x bytes per lane
   int64_t bytesFetched = 0;        // sectors x 32
   int64_t bytesUsed = 0;           // distinct bytes accessed (the sectors' byte masks)
+  int idealSectors = 0;            // ceil(bytesUsed / 32): the sectors a perfect access needs
   double efficiency = 0;           // bytesRequested / bytesFetched (0 if nothing fetched)
   double sectorsPerRequest() const { return requests ? double(sectors.size()) / requests : 0.0; }
+  double sectorsPerIdeal() const { return idealSectors ? double(sectors.size()) / idealSectors : 0.0; }
 };
 
 WarpCoalescing coalesce(const WarpAccess& a);

@@ -24,6 +24,7 @@ void MemCounters::add(const MemCounters& o) {
   bytesRequested += o.bytesRequested;
   bytesUsed += o.bytesUsed;
   bytesFetched += o.bytesFetched;
+  idealSectors += o.idealSectors;
   l1SectorHits += o.l1SectorHits;
   l2Sectors += o.l2Sectors;
   l2SectorHits += o.l2SectorHits;
@@ -41,7 +42,7 @@ int64_t scaled(int64_t v, double f) { return static_cast<int64_t>(std::llround(d
 
 void MemCounters::scale(double f) {
   for (int64_t* v : {&executions, &requests, &threadAccesses, &sectors, &lines, &bytesRequested, &bytesUsed,
-                     &bytesFetched, &l1SectorHits, &l2Sectors, &l2SectorHits, &dramReadBytes, &wavefronts,
+                     &bytesFetched, &idealSectors, &l1SectorHits, &l2Sectors, &l2SectorHits, &dramReadBytes, &wavefronts,
                      &idealWavefronts, &bankConflicts})
     *v = scaled(*v, f);
 }
@@ -90,6 +91,8 @@ struct MemoryModel::State {
   std::unique_ptr<sim::SectoredCache> l2;
   std::vector<int> instrIndex;             // instruction id -> index in instrs (-1: none yet)
   std::vector<InstrMemStats> instrs;
+  std::vector<std::vector<bool>> instrBuffers;  // per entry of instrs: which options.buffers it touched
+  int lastRange = -1;                      // the buffer the previous sector fell in (fast path)
   int64_t accesses = 0, blocks = 0, lastBlock = 0;
   std::unordered_set<int64_t> seenBlocks;  // consulted only when the block id changes
   bool finished = false;
@@ -113,6 +116,7 @@ struct MemoryModel::State {
       s.space = a.space;
       s.store = a.store;
       instrs.push_back(s);
+      instrBuffers.emplace_back(opt.buffers.size(), false);
     }
     InstrMemStats& s = instrs[size_t(idx)];
     s.bytesPerLane = std::max(s.bytesPerLane, int(a.bytes));
@@ -131,7 +135,11 @@ struct MemoryModel::State {
     c.sectors += n;
     c.lines += countLines(sec.data(), n);
     c.bytesFetched += int64_t(n) * kSectorBytes;
-    for (int i = 0; i < n; ++i) c.bytesUsed += std::popcount(sec[i].byteMask);
+    int64_t used = 0;
+    for (int i = 0; i < n; ++i) used += std::popcount(sec[i].byteMask);
+    c.bytesUsed += used;
+    c.idealSectors += (used + kSectorBytes - 1) / kSectorBytes;
+    if (!opt.buffers.empty()) noteBuffers(sec.data(), n, instrBuffers[size_t(instrIndex[size_t(a.instr)])]);
     if (!opt.caches) return;
     sim::SectoredCache& L1 = l1For(a.block);
     for (int i = 0; i < n; ++i) {
@@ -150,6 +158,28 @@ struct MemoryModel::State {
         ++c.l2Sectors;
         if (l2->write(addr, sec[i].byteMask)) ++c.l2SectorHits;
       }
+    }
+  }
+
+  // Marks the buffers holding the sectors' accessed bytes (a byte outside every buffer: none).
+  void noteBuffers(const SectorUse* sec, int n, std::vector<bool>& touched) {
+    for (int i = 0; i < n; ++i) {
+      const uint64_t byte = sec[i].addr + uint64_t(std::countr_zero(sec[i].byteMask));
+      auto inside = [&](int r) {
+        const AddressRange& b = opt.buffers[size_t(r)];
+        return byte >= b.base && byte - b.base < b.bytes;
+      };
+      if (lastRange >= 0 && inside(lastRange)) {
+        touched[size_t(lastRange)] = true;
+        continue;
+      }
+      lastRange = -1;
+      for (int r = 0; r < int(opt.buffers.size()); ++r)
+        if (inside(r)) {
+          lastRange = r;
+          touched[size_t(r)] = true;
+          break;
+        }
     }
   }
 
@@ -222,6 +252,9 @@ MemoryReport MemoryModel::finish() {
   }
 
   // Per instruction, ascending id.
+  for (size_t i = 0; i < s.instrs.size(); ++i)
+    for (size_t b = 0; b < s.opt.buffers.size(); ++b)
+      if (s.instrBuffers[i][b]) s.instrs[i].buffers.push_back(s.opt.buffers[b].name);
   r.instructions = s.instrs;
   std::sort(r.instructions.begin(), r.instructions.end(),
             [](const InstrMemStats& x, const InstrMemStats& y) { return x.instr < y.instr; });
@@ -235,6 +268,16 @@ MemoryReport MemoryModel::finish() {
     l.space = i.space;
     l.store = i.store;
     l.instrs.push_back(i.instr);
+    for (const std::string& b : i.buffers)
+      if (std::find(l.buffers.begin(), l.buffers.end(), b) == l.buffers.end()) l.buffers.push_back(b);
+    // In the options' order, as each instruction's are.
+    auto rank = [&](const std::string& name) {
+      for (size_t b = 0; b < s.opt.buffers.size(); ++b)
+        if (s.opt.buffers[b].name == name) return b;
+      return s.opt.buffers.size();
+    };
+    std::stable_sort(l.buffers.begin(), l.buffers.end(),
+                     [&](const std::string& x, const std::string& y) { return rank(x) < rank(y); });
     l.counters.add(i.counters);
     MemCounters& total = i.space == MemSpace::Global ? (i.store ? t.globalStore : t.globalLoad)
                                                      : (i.store ? t.sharedStore : t.sharedLoad);

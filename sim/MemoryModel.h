@@ -50,6 +50,13 @@
 
 namespace tl {
 
+// One named range of addresses [base, base + bytes): a buffer bound to a pointer parameter.
+struct AddressRange {
+  std::string name;   // the pointer parameter ("x_ptr")
+  uint64_t base = 0;
+  uint64_t bytes = 0;
+};
+
 struct MemoryModelOptions {
   bool caches = true;             // simulate L1/L2/DRAM (false: coalescing and banks only)
   int l1Ways = 4;                 // L1 associativity (an assumption; see docs/sim.md)
@@ -61,6 +68,9 @@ struct MemoryModelOptions {
   int l2FetchBytes = 32;          // DRAM read granularity of an L2 miss: 32, 64 or 128 bytes
   bool writeBackAtEnd = true;     // count the sectors still dirty at kernel end as DRAM writes
   int64_t totalBlocks = 0;        // > blocks analyzed: scale counts up (sampling, see above)
+  // Named address ranges (the launch's buffers, runtime/Memory.h): each global instruction
+  // learns which of them its accesses touched (InstrMemStats::buffers). Empty: none named.
+  std::vector<AddressRange> buffers;
 };
 
 // Counts for a group of warp-level accesses (one instruction, one line, or a kernel total).
@@ -74,6 +84,10 @@ struct MemCounters {
   int64_t bytesRequested = 0;   // active lanes x bytes per lane
   int64_t bytesUsed = 0;        // distinct bytes per request (<= bytesFetched)
   int64_t bytesFetched = 0;     // sectors x 32
+  // What the same bytes need when perfectly coalesced: per request, the fewest 32-byte sectors
+  // that can hold the distinct bytes its active lanes access, ceil(distinct bytes / 32), summed.
+  // A full-warp 16-byte access (512 distinct bytes) ideally takes 16 sectors, a 4-byte one 4.
+  int64_t idealSectors = 0;
   // Caches (global memory, when MemoryModelOptions::caches)
   int64_t l1SectorHits = 0;     // sectors found in L1 (loads: served there; stores: updated there)
   int64_t l2Sectors = 0;        // sectors sent to L2 (load: L1 misses; store: every sector)
@@ -85,6 +99,12 @@ struct MemCounters {
   int64_t bankConflicts = 0;    // wavefronts - idealWavefronts
 
   double sectorsPerRequest() const { return requests ? double(sectors) / double(requests) : 0.0; }
+  // Sectors / ideal sectors: 1.0 when every request is perfectly coalesced, 2.0 when it moves
+  // twice the sectors its bytes need (stride 2 of 4-byte lanes), ... (0 with no global access).
+  double sectorsPerIdeal() const { return idealSectors ? double(sectors) / double(idealSectors) : 0.0; }
+  // Sectors per 128 requested bytes: 4.0 when perfectly coalesced (128 bytes = 4 sectors), up to
+  // 32 when each 4-byte lane has a sector of its own; = 4 / efficiency().
+  double sectorsPer128B() const { return bytesRequested ? 128.0 * double(sectors) / double(bytesRequested) : 0.0; }
   double linesPerRequest() const { return requests ? double(lines) / double(requests) : 0.0; }
   // Requested / fetched: 1.0 for a perfectly coalesced access (may exceed 1 for broadcasts).
   double efficiency() const { return bytesFetched ? double(bytesRequested) / double(bytesFetched) : 0.0; }
@@ -102,6 +122,9 @@ struct InstrMemStats {
   MemSpace space = MemSpace::Global;
   bool store = false;
   int bytesPerLane = 0;         // widest access seen (vec x element bytes)
+  // Global: the names of the MemoryModelOptions::buffers its accesses touched, in the order the
+  // buffers were given (empty when none was given, or for shared memory).
+  std::vector<std::string> buffers;
   MemCounters counters;
 };
 
@@ -111,6 +134,7 @@ struct LineMemStats {
   MemSpace space = MemSpace::Global;
   bool store = false;
   std::vector<int32_t> instrs;  // the instructions aggregated, ascending
+  std::vector<std::string> buffers;  // the union of their buffers, in the options' order
   MemCounters counters;
 };
 

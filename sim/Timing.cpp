@@ -344,6 +344,55 @@ std::string fmt(double v, int digits = 1) {
   return b;
 }
 
+// One SM's active warp-cycles and active cycles (first block start to last warp exit).
+struct ActiveWarps {
+  double warpCycles = 0;
+  double cycles = 0;
+};
+
+ActiveWarps activeWarps(const SmResult& sm) {
+  ActiveWarps a;
+  for (int s = 0; s < kWarpStates; ++s)
+    if (WarpState(s) != WarpState::Done) a.warpCycles += double(sm.warpCycles[size_t(s)]);
+  int64_t first = sm.blockStart.empty() ? 0 : sm.blockStart.front(), last = first;
+  for (int64_t t : sm.blockStart) first = std::min(first, t);
+  for (int64_t d : sm.blockDone) last = std::max(last, d);
+  a.cycles = double(last - first);
+  return a;
+}
+
+// The achieved occupancy over the SMs that run blocks (see TimingResult::achievedOccupancy).
+void achievedOccupancy(TimingResult& r, const SmResult& sm, const TimingInput& in, const GpuSpec& gpu,
+                       const SmConfig& busyConfig) {
+  const ActiveWarps busy = activeWarps(sm);
+  r.activeCyclesPerSM = int64_t(busy.cycles);
+  if (busy.cycles <= 0 || gpu.maxWarpsPerSM < 1) return;
+  const double busyMean = busy.warpCycles / busy.cycles;
+  // Round-robin: nBusy SMs run blocksPerSM blocks, the other active SMs one block less.
+  const int64_t nBusy = r.gridBlocks - (r.blocksPerSM - 1) * r.activeSMs;
+  const int64_t nLight = r.activeSMs - nBusy;
+  // The busy SM's active cycles over the whole run (extrapolated runs keep the simulated mean).
+  const double busyCycles = busy.cycles * double(r.cycles) / double(std::max<int64_t>(1, r.simulatedCycles));
+  double warpCycles = double(nBusy) * busyMean * busyCycles, cycles = double(nBusy) * busyCycles;
+  if (nLight > 0 && r.blocksPerSM > 1) {
+    double lightMean = busyMean, lightCycles = busyCycles * double(r.blocksPerSM - 1) / double(r.blocksPerSM);
+    if (!r.extrapolated && r.blocksPerSM <= kLightSmSimulationLimit) {
+      SmConfig c = busyConfig;
+      c.blocks = r.blocksPerSM - 1;
+      c.timelineBlocks = 0;
+      const ActiveWarps light = activeWarps(simulateSm(in.sample, c));
+      if (light.cycles > 0) {
+        lightMean = light.warpCycles / light.cycles;
+        lightCycles = light.cycles;
+      }
+    }
+    warpCycles += double(nLight) * lightMean * lightCycles;
+    cycles += double(nLight) * lightCycles;
+  }
+  r.achievedWarpsPerSM = cycles > 0 ? warpCycles / cycles : 0.0;
+  r.achievedOccupancy = r.achievedWarpsPerSM / double(gpu.maxWarpsPerSM);
+}
+
 void classify(TimingResult& r, const SmResult& sm, int launchInterval) {
   const double waitMem = r.warpStateShare[size_t(WarpState::WaitingMemory)];
   const double waitBar = r.warpStateShare[size_t(WarpState::WaitingBarrier)];
@@ -508,6 +557,7 @@ TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const Timing
     if (WarpState(s) != WarpState::Done) live += sm.warpCycles[size_t(s)];
   for (int s = 0; s < kWarpStates; ++s)
     if (WarpState(s) != WarpState::Done && live > 0) r.warpStateShare[size_t(s)] = double(sm.warpCycles[size_t(s)]) / double(live);
+  achievedOccupancy(r, sm, in, gpu, c);
   classify(r, sm, c.blockLaunchInterval);
   r.timeline = std::move(sm.timeline);
   return r;

@@ -146,6 +146,15 @@ struct TimingResult {
   int residentBlocksPerSM = 0;
   int residentWarpsPerSM = 0;
   std::string residentSource;      // "occupancy (limited by warps)" or "given"
+  // Achieved occupancy, as Nsight Compute's sm__warps_active.avg.pct_of_peak_sustained_active:
+  // the warps active (launched, not yet exited) averaged over the cycles each SM has a warp,
+  // over the SMs that run blocks, divided by the GPU's maxWarpsPerSM. The busiest SM's figure
+  // comes from its simulation; the SMs with one block less (grid % activeSMs) are simulated
+  // too when blocksPerSM <= kLightSmSimulationLimit and nothing was extrapolated, else they are
+  // assumed to keep the busiest SM's mean. Never above residentWarpsPerSM / maxWarpsPerSM.
+  double achievedWarpsPerSM = 0;   // the mean active warps
+  double achievedOccupancy = 0;    // achievedWarpsPerSM / maxWarpsPerSM, 0..1
+  int64_t activeCyclesPerSM = 0;   // the busiest SM: its first block's start to its last warp's exit
   int64_t tracedBlocks = 0;
 
   // Memory.
@@ -168,6 +177,10 @@ struct TimingResult {
   std::array<double, kWarpStates> warpStateShare{};
   std::vector<WarpSegment> timeline;  // the first timelineBlocks blocks of the simulated SM
 };
+
+// Above this many blocks per SM the SMs with one block less are not simulated separately for
+// the achieved occupancy (the difference is at most 1/64 of the figure).
+constexpr int64_t kLightSmSimulationLimit = 64;
 
 // Predicts the kernel's time from a prepared input.
 TimingResult predictTime(const TimingInput& input, const GpuSpec& gpu, const TimingOptions& options = {});

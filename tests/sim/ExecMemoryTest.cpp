@@ -149,7 +149,8 @@ TEST(ExecGlobal, OutOfBoundsLoadNamesBlockThreadLaneAndLine) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(mem.find("x")->end()));
     return std::string(buf);
-  }() + " is 0 bytes past the end of buffer 'x' (100 x f32) in block (1, 0, 0), thread 36 (warp 1, lane 4), instruction 9");
+  }() + " is 0 bytes past the end of buffer 'x' (100 x f32) in block (1, 0, 0), thread 36 (warp 1, lane 4), instruction 9"
+         "; this load has no mask: guard the ragged edge with mask=, e.g. load(ptr + offs, mask=offs < N)");
 }
 
 TEST(ExecGlobal, OutOfBoundsStoreWritesNothingOfThatInstruction) {
