@@ -5,17 +5,20 @@
 //   compileToThreadIR -> runThreadIR (accesses + warp traces, first N blocks)
 //     -> estimateRegisters + occupancy -> analyzeMemory (scaled to the grid) -> predictTime
 //
-// The summary is built from the JSON alone (formatSimReport), so what tl-sim prints and what
-// the report file holds can never disagree.
+// The summary is built from the JSON alone (formatSimReport, SimSummary.cpp), so what tl-sim
+// prints and what the report file holds can never disagree.
 #include "sim/SimReport.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
 #include "ir/IR.h"
+#include "runtime/Hash.h"
 #include "runtime/Memory.h"
 #include "sim/Gpu.h"
 #include "sim/MemoryModel.h"
@@ -82,6 +85,7 @@ KernelRun simulateThreadIR(const Function& threadIR, const LaunchConfig& launch,
 
   MemoryModelOptions mo;
   mo.totalBlocks = k.gridBlocks;
+  for (const Buffer& b : memory.buffers()) mo.buffers.push_back({b.name, b.base, uint64_t(b.bytes.size())});
   mo.sharedBytesPerSM = int64_t(k.occ.activeBlocksPerSM) * k.sharedBytes;
   k.mem = analyzeMemory(run.accesses, gpu, mo);
 
@@ -125,6 +129,9 @@ Json countersJson(const MemCounters& c, MemSpace space) {
     j["sectors"] = c.sectors;
     j["lines"] = c.lines;
     j["sectors_per_request"] = c.sectorsPerRequest();
+    j["ideal_sectors"] = c.idealSectors;
+    j["sectors_per_ideal"] = c.sectorsPerIdeal();
+    j["sectors_per_128B"] = c.sectorsPer128B();
     j["bytes_requested"] = c.bytesRequested;
     j["bytes_used"] = c.bytesUsed;
     j["bytes_fetched"] = c.bytesFetched;
@@ -208,6 +215,7 @@ Json memoryJson(const KernelRun& k) {
     i["space"] = spaceName(s.space);
     i["store"] = s.store;
     i["bytes_per_lane"] = s.bytesPerLane;
+    i["buffers"] = s.buffers;
     i["counters"] = countersJson(s.counters, s.space);
     instrs.push_back(std::move(i));
   }
@@ -219,6 +227,7 @@ Json memoryJson(const KernelRun& k) {
     l["space"] = spaceName(s.space);
     l["store"] = s.store;
     l["instrs"] = s.instrs;
+    l["buffers"] = s.buffers;
     l["counters"] = countersJson(s.counters, s.space);
     lines.push_back(std::move(l));
   }
@@ -246,7 +255,7 @@ Json memoryJson(const KernelRun& k) {
   return j;
 }
 
-Json occupancyJson(const KernelRun& k) {
+Json occupancyJson(const KernelRun& k, const GpuSpec& gpu) {
   const OccupancyResult& o = k.occ;
   auto limit = [](int v) { return v == kOccUnlimited ? Json(nullptr) : Json(v); };
   Json j;
@@ -256,6 +265,13 @@ Json occupancyJson(const KernelRun& k) {
   j["blocks_per_sm"] = o.activeBlocksPerSM;
   j["warps_per_sm"] = o.activeWarpsPerSM;
   j["occupancy"] = o.occupancy;
+  j["max_warps_per_sm"] = gpu.maxWarpsPerSM;
+  j["theoretical"] = o.occupancy;
+  j["achieved"] = k.timing.achievedOccupancy;
+  j["achieved_warps_per_sm"] = k.timing.achievedWarpsPerSM;
+  j["achieved_method"] =
+      "timing model: warps active (launched, not exited) averaged over each SM's active cycles, over the " +
+      std::to_string(k.timing.activeSMs) + " SMs that run blocks, / max_warps_per_sm";
   j["limiter"] = limiterName(o.limiter);
   Json all = Json::array();
   for (OccLimiter l : {OccLimiter::Warps, OccLimiter::Registers, OccLimiter::SharedMemory, OccLimiter::Blocks})
@@ -266,6 +282,8 @@ Json occupancyJson(const KernelRun& k) {
                     {"shared_memory", limit(o.blocksByShared)},
                     {"block_slots", limit(o.blocksBySlots)}};
   j["reason"] = o.reason;
+  j["shared_reserved_bytes_per_block"] = gpu.reservedSharedPerBlock;
+  j["shared_allocated_bytes_per_block"] = o.sharedAllocatedPerBlock;
   return j;
 }
 
@@ -354,153 +372,136 @@ Json fusionJson(const ThreadCompilation& tc, const KernelRun& fused, const Launc
   return j;
 }
 
+double numberAt(const nlohmann::json& m, const char* ptr) {
+  const nlohmann::json::json_pointer p(ptr);
+  return m.contains(p) && m.at(p).is_number() ? m.at(p).get<double>() : 0.0;
+}
+
 // The measured section: what a tl-ptx results file (stages/ptx/Results.h) says beside what
-// the model predicts. Missing fields read as 0 (a results file of a run that did not time).
-Json measuredJson(const nlohmann::json& m, const KernelRun& k) {
-  auto num = [&](const char* ptr) {
-    const nlohmann::json::json_pointer p(ptr);
-    return m.contains(p) && m.at(p).is_number() ? m.at(p).get<double>() : 0.0;
-  };
-  double medianUs = 1000 * num("/time/median_ms");
-  int blocks = static_cast<int>(num("/resources/blocks_per_sm"));
+// the model predicts. A number the file does not have (no GPU run: no time, no driver
+// occupancy) is null, and `timed` / `note` say why.
+Json measuredJson(const nlohmann::json& m, const KernelRun& k, const std::string& sourceSha256) {
+  std::string why;
+  const bool timed = measuredHasTiming(m, &why);
+  const double medianUs = 1000 * numberAt(m, "/time/median_ms");
+  const double gbps = numberAt(m, "/throughput/gb_per_s");
+  const int regs = static_cast<int>(numberAt(m, "/resources/registers"));
+  const int blocks = static_cast<int>(numberAt(m, "/resources/blocks_per_sm"));
+  auto orNull = [](bool known, const Json& v) { return known ? v : Json(nullptr); };
   Json j;
   j["source"] = m.value("source", "");
+  const std::string theirs = m.value("source_sha256", std::string());
+  j["source_sha256"] = orNull(!theirs.empty(), theirs);
+  j["source_matches"] = orNull(!theirs.empty() && !sourceSha256.empty(), theirs == sourceSha256);
+  j["gpu_ran"] = m.value("/gpu/ran"_json_pointer, false);
+  j["timed"] = timed;
+  j["note"] = why;
   j["device"] = m.value("/gpu/device"_json_pointer, std::string());
   j["sizes"] = Json::parse(m.value("sizes", nlohmann::json::object()).dump());
-  j["median_us"] = medianUs;
-  j["gb_per_s"] = num("/throughput/gb_per_s");
-  j["registers"] = static_cast<int>(num("/resources/registers"));
-  j["blocks_per_sm"] = blocks;
+  j["median_us"] = orNull(timed, medianUs);
+  j["gb_per_s"] = orNull(timed && gbps > 0, gbps);
+  j["registers"] = orNull(regs > 0, regs);
+  j["blocks_per_sm"] = orNull(blocks > 0, blocks);
   j["predicted_us"] = k.timing.timeUs;
-  j["time_error"] = medianUs > 0 ? (k.timing.timeUs - medianUs) / medianUs : 0.0;
+  j["time_error"] = orNull(timed, timed ? (k.timing.timeUs - medianUs) / medianUs : 0.0);
   j["blocks_per_sm_predicted"] = k.occ.activeBlocksPerSM;
-  j["occupancy_agrees"] = blocks == k.occ.activeBlocksPerSM;
+  j["occupancy_agrees"] = orNull(blocks > 0, blocks == k.occ.activeBlocksPerSM);
   return j;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Text.
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-// 1234567 -> "1,234,567"
-std::string grouped(double v) {
-  std::string digits = fmt("%.0f", v < 0 ? -v : v), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
+// The file loadGpu(key) reads: the first of $TL_GPU_DIR, ./sim/gpus and the source tree's
+// sim/gpus holding <key>.json (sim/Gpu.cpp's search order), relative to the source tree when
+// inside it ("sim/gpus/h200.json"), so reports from two clones agree.
+std::string gpuFile(const std::string& key) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("TL_GPU_DIR"); env && *env) dirs.emplace_back(env);
+  dirs.emplace_back(fs::path("sim") / "gpus");
+  dirs.emplace_back(fs::path(TL_SOURCE_DIR) / "sim" / "gpus");
+  for (const fs::path& d : dirs) {
+    std::error_code ec;
+    const fs::path p = d / (key + ".json");
+    if (!fs::is_regular_file(p, ec)) continue;
+    const fs::path abs = fs::weakly_canonical(p, ec);
+    const fs::path root = fs::weakly_canonical(fs::path(TL_SOURCE_DIR), ec);
+    const fs::path rel = abs.lexically_relative(root);
+    if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
+    return abs.generic_string();
   }
-  return (v < 0 ? "-" : "") + out;
+  return "";
 }
 
-// A metric value: integers grouped, ratios with 2 decimals.
-std::string metricValue(const std::string& name, double v) {
-  bool ratio = name.ends_with(".ratio") || name.ends_with(".pct");
-  return ratio ? fmt("%.2f", v) : grouped(v);
-}
-
-// A table cell: `s` padded to `width` (right-aligned when `right`), then one separating space.
-std::string pad(std::string s, size_t width, bool right = false) {
-  if (s.size() >= width) return s + " ";
-  std::string sp(width - s.size(), ' ');
-  return right ? sp + s + " " : s + sp + " ";
-}
-
-void instructionTable(const Json& mem, std::ostringstream& os) {
-  os << "  memory instructions (counts for the whole grid):\n    " << pad("line:col", 9) << pad("op", 10)
-     << pad("space", 7) << pad("B/lane", 7, true) << pad("requests", 11, true) << pad("sectors", 12, true)
-     << pad("sect/req", 9, true) << pad("eff%", 7, true) << pad("wavefronts/ideal", 20, true) << "\n";
-  for (const Json& i : mem["instructions"]) {
-    const Json& c = i["counters"];
-    bool global = i["space"] == "global";
-    std::string where = std::to_string(i["line"].get<uint32_t>()) + ":" + std::to_string(i["col"].get<uint32_t>());
-    os << "    " << pad(where, 9) << pad(i["op"].get<std::string>(), 10) << pad(i["space"].get<std::string>(), 7)
-       << pad(std::to_string(i["bytes_per_lane"].get<int>()), 7, true)
-       << pad(grouped(c["requests"].get<double>()), 11, true)
-       << pad(global ? grouped(c["sectors"].get<double>()) : "-", 12, true)
-       << pad(global ? fmt("%.2f", c["sectors_per_request"].get<double>()) : "-", 9, true)
-       << pad(global ? fmt("%.1f", 100 * c["efficiency"].get<double>()) : "-", 7, true)
-       << pad(global ? "-"
-                     : grouped(c["wavefronts"].get<double>()) + "/" + grouped(c["ideal_wavefronts"].get<double>()),
-              20, true)
-       << "\n";
+// "source": the kernel file as given and the SHA-256 of its text (sha256Hex, as tl-ptx's results
+// files record it).
+Json sourceJson(const SimOptions& o, std::string* sha) {
+  std::string text = o.sourceText;
+  bool known = !text.empty();
+  if (!known && !o.sourcePath.empty()) {
+    std::ifstream in(o.sourcePath, std::ios::binary);
+    std::ostringstream ss;
+    if (in && (ss << in.rdbuf())) {
+      text = ss.str();
+      known = true;
+    }
   }
+  *sha = known ? sha256Hex(text) : "";
+  Json j;
+  j["path"] = o.sourcePath.empty() ? Json(nullptr) : Json(o.sourcePath);
+  j["sha256"] = known ? Json(*sha) : Json(nullptr);
+  j["bytes"] = known ? Json(text.size()) : Json(nullptr);
+  return j;
+}
+
+// "launch": what ran — the grid, warps, shared memory, and every @launch name as evaluated.
+Json launchJson(const LaunchConfig& launch, const KernelRun& k) {
+  Json j;
+  j["grid"] = launch.grid;
+  j["num_warps"] = k.numWarps;
+  j["threads_per_block"] = k.numWarps * 32;
+  j["shared_bytes_per_block"] = k.sharedBytes;
+  Json sizes = Json::object();
+  for (const auto& [name, value] : launch.names) sizes[name] = value;
+  j["sizes"] = std::move(sizes);
+  Json cx = Json::object();
+  for (const auto& [name, value] : launch.constexprs) cx[name] = value;
+  j["constexprs"] = std::move(cx);
+  Json sc = Json::object();
+  for (const auto& [name, v] : launch.scalars) sc[name] = isFloat(v.dtype) ? Json(v.f) : Json(v.i);
+  j["scalars"] = std::move(sc);
+  Json bufs = Json::array();
+  for (const BufferSpec& b : launch.buffers) {
+    int64_t n = 1;
+    for (int64_t d : b.shape) n *= d;
+    bufs.push_back({{"name", b.param},
+                    {"dtype", dtypeName(b.dtype)},
+                    {"shape", b.shape},
+                    {"bytes", n * dtypeBytes(b.dtype)},
+                    {"output", b.output}});
+  }
+  j["buffers"] = std::move(bufs);
+  return j;
 }
 
 }  // namespace
 
-std::string formatSimReport(const Json& r) {
-  std::ostringstream os;
-  const Json &launch = r["launch"], &gpu = r["gpu"], &s = r["sampling"], &occ = r["occupancy"];
-  os << "tl-sim: " << r["kernel"].get<std::string>() << " on " << gpu["name"].get<std::string>() << " ("
-     << gpu["arch"].get<std::string>() << "), " << s["grid_blocks"].get<int64_t>() << " blocks x "
-     << launch["num_warps"].get<int>() << " warps, " << launch["shared_bytes_per_block"].get<int64_t>()
-     << " B shared/block\n";
-  if (s["sampled"].get<bool>())
-    os << "  sampling: ran the first " << s["blocks_run"].get<int64_t>() << " of " << s["grid_blocks"].get<int64_t>()
-       << " blocks; counts scaled x" << fmt("%.3g", s["scale"].get<double>()) << " (assumes the blocks are alike)\n";
-  else
-    os << "  sampling: none (all " << s["blocks_run"].get<int64_t>() << " blocks run)\n";
-  const Json& regs = r["registers"];
-  os << "  registers: " << regs["per_thread"].get<int>() << " per thread ("
-     << (regs["estimate"].get<bool>() ? "ESTIMATE: " : "") << regs["source"].get<std::string>() << ")\n";
-  os << "  occupancy: " << occ["blocks_per_sm"].get<int>() << " blocks/SM = " << occ["warps_per_sm"].get<int>()
-     << " warps (" << fmt("%.0f", 100 * occ["occupancy"].get<double>()) << "%), limited by "
-     << occ["limiter"].get<std::string>();
-  if (!occ["reason"].get<std::string>().empty()) os << ": " << occ["reason"].get<std::string>();
-  os << "\n";
-
-  const Json& mem = r["memory"];
-  instructionTable(mem, os);
-  os << "  kernel totals:\n    " << pad("Nsight Compute metric", 72) << pad("ours (memory.totals.)", 42)
-     << "value\n";
-  for (const Json& m : mem["ncu_metrics"])
-    os << "    " << pad(m["metric"].get<std::string>(), 72) << pad(m["ours"].get<std::string>(), 42)
-       << metricValue(m["metric"].get<std::string>(), m["value"].get<double>()) << "\n";
-  const Json& tot = mem["totals"];
-  os << "  DRAM: " << grouped(tot["dram_read_bytes"].get<double>()) << " B read, "
-     << grouped(tot["dram_write_bytes"].get<double>()) << " B written\n";
-
-  const Json& t = r["timing"];
-  os << "  time: " << fmt("%.2f", t["time_us"].get<double>()) << " us predicted (SM "
-     << fmt("%.2f", t["sm_time_us"].get<double>()) << " us + launch " << fmt("%.2f", t["launch_overhead_us"].get<double>())
-     << " us; " << grouped(t["cycles"].get<double>()) << " cycles), limited by " << t["limiter"].get<std::string>()
-     << "\n        " << t["limiter_why"].get<std::string>() << "\n";
-
-  if (r.contains("measured")) {
-    const Json& m = r["measured"];
-    os << "  measured (" << m["device"].get<std::string>() << "): " << fmt("%.2f", m["median_us"].get<double>())
-       << " us median vs " << fmt("%.2f", m["predicted_us"].get<double>()) << " us predicted ("
-       << fmt("%+.1f", 100 * m["time_error"].get<double>()) << "%); blocks/SM: driver "
-       << m["blocks_per_sm"].get<int>() << ", model " << m["blocks_per_sm_predicted"].get<int>()
-       << (m["occupancy_agrees"].get<bool>() ? " (equal)" : " (DIFFERENT)") << "\n";
+bool measuredHasTiming(const nlohmann::json& m, std::string* why) {
+  auto no = [&](const std::string& reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  if (!m.is_object()) return no("not a tl-ptx results file (not a JSON object)");
+  const nlohmann::json::json_pointer ran("/gpu/ran"), skipped("/gpu/skipped");
+  if (!m.contains(ran) || !m.at(ran).is_boolean())
+    return no("not a tl-ptx results file (no gpu.ran): no GPU run, no measured time");
+  if (!m.at(ran).get<bool>()) {
+    std::string reason = m.contains(skipped) && m.at(skipped).is_string() ? m.at(skipped).get<std::string>() : "";
+    return no("the results file has no GPU run (tl-ptx ran without a GPU" + (reason.empty() ? "" : ": " + reason) +
+              "), so there is no measured time to compare with");
   }
-  if (r.contains("fusion")) {
-    const Json& f = r["fusion"];
-    int64_t launches = f["launches_unfused"].get<int64_t>();
-    os << "  fusion: unfused " << launches << (launches == 1 ? " launch, " : " launches, ")
-       << grouped(f["dram_bytes_unfused"].get<double>()) << " B DRAM, " << fmt("%.2f", f["time_us_unfused"].get<double>())
-       << " us; fused 1 launch, " << grouped(f["dram_bytes_fused"].get<double>()) << " B, "
-       << fmt("%.2f", f["time_us_fused"].get<double>()) << " us; unfused/fused: bytes "
-       << fmt("%.2f", f["dram_ratio"].get<double>()) << "x, time " << fmt("%.2f", f["time_ratio"].get<double>())
-       << "x (compulsory bytes " << fmt("%.2f", f["compulsory"]["ratio"].get<double>()) << "x)\n";
-    for (const Json& k : f["kernels"])
-      os << "    " << pad(k["name"].get<std::string>(), 28) << pad(grouped(k["dram_read_bytes"].get<double>()), 12, true)
-         << "B read " << pad(grouped(k["dram_write_bytes"].get<double>()), 12, true) << "B written "
-         << fmt("%8.2f", k["time_us"].get<double>()) << " us  (" << k["limiter"].get<std::string>() << ")\n";
-  }
-  // Table cells end in a separating space: drop it at the end of each line.
-  std::string text = os.str(), trimmed;
-  for (char c : text) {
-    if (c == '\n')
-      while (!trimmed.empty() && trimmed.back() == ' ') trimmed.pop_back();
-    trimmed += c;
-  }
-  return trimmed;
+  if (!(numberAt(m, "/time/median_ms") > 0))
+    return no("the results file's GPU run has no time (time.median_ms missing or 0)");
+  if (why) why->clear();
+  return true;
 }
 
 SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch, const SimOptions& options) {
@@ -520,25 +521,29 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
       };
     }
   }
-  ThreadCompilation tc = compileToThreadIR(frontEndIR, launch, o.numWarps);
+  ThreadCompileOptions tco;
+  tco.numWarps = o.numWarps;
+  tco.keepLayouts = o.keepLayouts;
+  ThreadCompilation tc = compileToThreadIR(frontEndIR, launch, tco);
   Memory memory = Memory::fromLaunch(launch);
   auto detail = o.keepDetail ? std::make_shared<SimDetail>() : nullptr;
   KernelRun k = simulateThreadIR(*tc.threadIR, launch, memory, gpu, o, detail.get());
 
+  std::string sha;
   Json j;
   j["schema_version"] = kSimReportSchemaVersion;
   j["tool"] = "tl-sim";
+  j["tool_version"] = releaseVersion();
   j["kernel"] = k.name;
+  j["source"] = sourceJson(o, &sha);
   j["gpu"] = {{"key", gpu.key},
+              {"file", gpuFile(gpu.key)},
               {"name", gpu.name},
               {"arch", gpu.arch},
               {"sm_count", gpu.smCount},
               {"clock_ghz", gpu.smClockGHz},
               {"dram_bandwidth_gbs", gpu.dramBandwidthGBs}};
-  j["launch"] = {{"grid", launch.grid},
-                 {"num_warps", k.numWarps},
-                 {"threads_per_block", k.numWarps * 32},
-                 {"shared_bytes_per_block", k.sharedBytes}};
+  j["launch"] = launchJson(launch, k);
   j["sampling"] = samplingJson(k);
   j["execution"] = {{"blocks", k.stats.blocks},
                     {"warp_instructions", k.stats.warpInstructions},
@@ -546,11 +551,11 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
                     {"divergent_branches", k.stats.divergentBranches},
                     {"access_records", k.accessRecords}};
   j["registers"] = {{"per_thread", k.regs.registers}, {"estimate", k.regs.estimate}, {"source", k.regs.source}};
-  j["occupancy"] = occupancyJson(k);
+  j["occupancy"] = occupancyJson(k, gpu);
   j["memory"] = memoryJson(k);
   j["timing"] = timingJson(k.timing);
   if (o.unfused) j["fusion"] = fusionJson(tc, k, launch, gpu, o);
-  if (o.measured) j["measured"] = measuredJson(*o.measured, k);
+  if (o.measured) j["measured"] = measuredJson(*o.measured, k, sha);
 
   SimReport report;
   report.summary = formatSimReport(j);

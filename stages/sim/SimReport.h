@@ -39,15 +39,22 @@
 
 namespace tl {
 
-// Bumped whenever a field of the JSON report changes meaning or disappears.
-constexpr int kSimReportSchemaVersion = 1;
+// Bumped whenever a field of the JSON report changes meaning or disappears (docs/sim.md lists
+// what each version changed). 2: measured.* numbers the results file lacks are null, not 0.
+constexpr int kSimReportSchemaVersion = 2;
 
 // Blocks the executor runs by default before it starts sampling (seconds on one core).
 constexpr int64_t kDefaultBlockBudget = 512;
 
 struct SimOptions {
   std::string gpu = "h200";        // a sim/gpus/<key>.json
+  // The kernel's source, recorded in the report's "source" (path as given, SHA-256 of the text,
+  // the same hash tl-ptx's results files carry). Empty text: read from sourcePath when it names
+  // a file; both empty: "source" has null fields.
+  std::string sourcePath;
+  std::string sourceText;
   int numWarps = 0;                // <= 0: the launch's
+  bool keepLayouts = false;        // compile keeping the layouts the source implies (--keep-layouts)
   int64_t sampleBlocks = 0;        // run the first N blocks (> 0); 0: all, up to kDefaultBlockBudget
   bool unfused = true;             // also build and simulate the unfused version (section "fusion")
   bool detectRaces = false;        // shared-memory race detection during the run (slower)
@@ -90,8 +97,19 @@ struct SimReport {
 
 SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch, const SimOptions& options = {});
 
-// The readable summary of a report's JSON (what SimReport::summary holds): a student can also
-// rebuild it from a saved report.
-std::string formatSimReport(const nlohmann::ordered_json& report);
+// What the summary shows beyond its one screen (tl-sim --ncu, --full).
+struct SummaryOptions {
+  bool ncu = false;   // the kernel totals under their Nsight Compute names
+  bool full = false;  // one row per memory instruction (not merged per line), with its buffers
+};
+
+// The readable summary of a report's JSON (what SimReport::summary holds, with the default
+// options): about 25 lines; a student can also rebuild it from a saved report.
+// stages/sim/SimSummary.cpp.
+std::string formatSimReport(const nlohmann::ordered_json& report, const SummaryOptions& options = {});
+
+// Whether a tl-ptx results file holds a GPU run with a time ("gpu.ran" and a positive
+// "time.median_ms"); when not, *why says what it holds instead.
+bool measuredHasTiming(const nlohmann::json& results, std::string* why = nullptr);
 
 }  // namespace tl

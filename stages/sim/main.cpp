@@ -7,15 +7,23 @@
 //   tl-sim                                          # every kernel in kernels/
 //   tl-sim kernels/softmax.tl --gpu a100 --report softmax.json --trace softmax.trace.json
 //   tl-sim kernels/matmul.tl --sample-blocks 64     # run 64 blocks, scale the counts to the grid
-//   tl-sim kernels/softmax.tl --results bench/results/gpu/res/warm/softmax.json   # beside the H200
+//   tl-sim kernels/softmax.tl --measured bench/results/gpu/res/warm/softmax.json  # beside the H200
+//   tl-sim kernels/softmax.tl --full --ncu          # every instruction, the Nsight Compute names
+//
+// The summary fits one screen (stages/sim/SimSummary.cpp); --full adds one row per memory
+// instruction and the unfused kernels, --ncu the kernel totals under their Nsight Compute names;
+// the JSON report (--report) always has everything.
 //
 // Registers per thread (for the occupancy): from ptxas when tl-sim was built with the PTX stage
 // and ptxas is installed (--registers-from ptxas, the default then), from the driver when a
-// results file is given, or the thread-IR estimate (labelled so); --registers N fixes them.
+// results file is given (--measured), or the thread-IR estimate (labelled so); --registers N
+// fixes them. A --measured file without a GPU run (tl-ptx on a machine without a driver) has no
+// time: the summary says so instead of printing empty numbers.
 //
 // With several kernels, --report and --trace name one file per kernel: FILE's stem plus the
 // kernel file's stem ("r.json" -> "r.softmax.json").
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -49,12 +57,28 @@ bool writeFile(const std::string& path, const std::string& text, std::ostream& o
   return true;
 }
 
+// Reads a tl-ptx results file into `out`; on failure says why and returns false.
+bool readResults(const std::string& path, nlohmann::json& out) {
+  std::ifstream in(path);
+  out = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!in.is_open() || out.is_discarded() || !out.is_object() || !out.contains("gpu")) {
+    std::cerr << "tl-sim: error: --measured " << path << " is not a tl-ptx results file (a JSON object with \"gpu\")\n";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"tl-sim: simulate a kernel on a GPU model: coalescing, bank conflicts, caches, occupancy, time, fusion"};
   tl::StageOptions opts;
-  tl::addStageOptions(app, opts);
+  // tl-sim checks no outputs and prints no IR: only the launch options (and --version, --quiet).
+  tl::StageFeatures features;
+  features.outputs = false;
+  features.stageCheck = false;
+  features.printIR = false;
+  tl::addStageOptions(app, opts, features);
   tl::SimOptions sim;
   std::string reportFile, traceFile;
   bool noUnfused = false;
@@ -69,36 +93,33 @@ int main(int argc, char** argv) {
                      std::to_string(tl::kDefaultBlockBudget) + ")")
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-unfused", noUnfused, "Skip the unfused comparison (faster)");
-  app.add_flag("--race-check", sim.detectRaces, "Check shared memory for races during the run (slower)");
+  app.add_flag("--race-check,!--no-race-check", sim.detectRaces,
+               "Check shared memory for races during the run (slower; default off)");
+  tl::SummaryOptions summary;
+  app.add_flag("--full", summary.full, "Also print every memory instruction (with its buffers) and the unfused kernels");
+  app.add_flag("--ncu", summary.ncu, "Also print the kernel totals under their Nsight Compute metric names");
 #if TL_SIM_HAVE_PTX
   std::string registersFrom = "ptxas";
 #else
   std::string registersFrom = "estimate";
 #endif
   int fixedRegisters = 0;
-  std::string resultsFile;
+  std::string measuredPath;
   app.add_option("--registers-from", registersFrom,
                  "Registers per thread: ptxas (compile and assemble the kernel) or estimate (from the thread IR)")
       ->check(CLI::IsMember({"ptxas", "estimate"}))
       ->capture_default_str();
   app.add_option("--registers", fixedRegisters, "Registers per thread, given (overrides --registers-from)")
       ->check(CLI::Range(1, 255));
-  app.add_option("--results", resultsFile,
-                 "A tl-ptx results file of the same launch: the measured time, registers and blocks/SM "
-                 "go beside the prediction")
-      ->check(CLI::ExistingFile)
-      ->type_name("FILE.json");
+  app.add_option("--measured", measuredPath,
+                 "A tl-ptx results file (input) of the same launch, or a folder of them (DIR/<kernel file stem>.json): "
+                 "the measured time, registers and blocks/SM go beside the prediction")
+      ->check(CLI::ExistingPath)
+      ->type_name("PATH");
   CLI11_PARSE(app, argc, argv);
-  nlohmann::json measured;
-  if (!resultsFile.empty()) {
-    std::ifstream in(resultsFile);
-    measured = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (measured.is_discarded() || !measured.is_object()) {
-      std::cerr << "tl-sim: error: " << resultsFile << " is not a tl-ptx results file (JSON object)\n";
-      return 1;
-    }
-    sim.measured = &measured;
-  }
+  const bool measuredDir = !measuredPath.empty() && std::filesystem::is_directory(measuredPath);
+  nlohmann::json measured;  // --measured FILE: read once, before any kernel runs
+  if (!measuredPath.empty() && !measuredDir && !readResults(measuredPath, measured)) return 1;
   if (fixedRegisters > 0) {
     sim.registers = [fixedRegisters](const tl::Function&) {
       return tl::compiledRegisters(fixedRegisters, "given (--registers)");
@@ -117,8 +138,26 @@ int main(int argc, char** argv) {
 
   return tl::runStage("tl-sim", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
     auto start = std::chrono::steady_clock::now();
-    tl::SimReport r = tl::simulateKernel(*k.ir, k.launch, sim);
-    if (!opts.quiet) out << r.summary << "  simulated in " << tl::formatMs(tl::msSince(start)) << "\n";
+    tl::SimOptions o = sim;
+    o.sourcePath = k.path;
+    o.sourceText = k.parsed->file->text();
+    nlohmann::json fromDir;
+    if (measuredDir) {
+      const auto file = std::filesystem::path(measuredPath) / (std::filesystem::path(k.path).stem().string() + ".json");
+      if (!std::filesystem::is_regular_file(file))
+        out << "  measured: none: no " << file.string() << " in --measured " << measuredPath << "\n";
+      else if (!readResults(file.string(), fromDir))
+        return false;
+      else
+        o.measured = &fromDir;
+    } else if (!measuredPath.empty()) {
+      o.measured = &measured;
+    }
+    std::string why;
+    if (o.measured && opts.quiet && !tl::measuredHasTiming(*o.measured, &why)) out << "  measured: none: " << why << "\n";
+    tl::SimReport r = tl::simulateKernel(*k.ir, k.launch, o);
+    if (!opts.quiet)
+      out << tl::formatSimReport(r.json, summary) << "  simulated in " << tl::formatMs(tl::msSince(start)) << "\n";
     bool ok = true;
     if (!reportFile.empty()) ok &= writeFile(outputPath(reportFile, k.path, kernelCount), r.json.dump(1) + "\n", out);
     if (!traceFile.empty()) ok &= writeFile(outputPath(traceFile, k.path, kernelCount), r.chromeTrace + "\n", out);

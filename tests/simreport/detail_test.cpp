@@ -43,7 +43,7 @@ TEST(SimDetail, MeasuredSectionComparesWithTheDriver) {
   auto k = compileStem("vector_add");
   ASSERT_TRUE(k);
   nlohmann::json m = {{"source", "kernels/vector_add.tl"},
-                      {"gpu", {{"device", "test GPU"}}},
+                      {"gpu", {{"ran", true}, {"device", "test GPU"}}},
                       {"time", {{"median_ms", 0.010}}},
                       {"resources", {{"registers", 64}, {"blocks_per_sm", 8}}}};
   SimOptions o;
