@@ -19,6 +19,18 @@
 //      or a default blocked layout when nothing decides;
 //   5. convert: insert convert_layout wherever an operand's layout differs from what its op
 //      needs. remove-conversions cleans up the cheap ones afterwards.
+// trans(x) is a free layout permutation: its result takes x's layout with the dims swapped
+// (transposedLayout), so no data moves at the trans; a later user may still convert.
+//
+// keepLayouts (docs/layouts.md, "Keeping the layouts the source implies"): no convert_layout of
+// loaded data is inserted on the passes' own initiative. Loads keep their coalesced anchors, but
+// a store is anchored on the layout of the value it stores (its `vec` is what that layout and
+// the addresses allow, 1 when the layout runs across the contiguous dimension); a load whose
+// result an op needs in another layout (bias[None, :] next to a 2-D tile) is re-anchored to read
+// directly in that layout; loads and stores of data-dependent addresses follow the addresses.
+// Data then changes threads only where the source says so: reductions, and trans, whose result
+// is materialised in the default row-major layout for its shape (with the operand's vector
+// width) by a convert_layout of its operand at the trans's location.
 #include <algorithm>
 #include <deque>
 #include <numeric>
@@ -101,26 +113,95 @@ MemoryAnchor memoryAnchor(const Op& memOp, const std::map<const Value*, AxisInfo
   return a;
 }
 
+MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, const LayoutPtr& layout) {
+  MemoryAnchor a;
+  a.layout = layout;
+  const Value* ptr = memOp.operand(0);
+  const Type& t = ptr->type;
+  if (t.isScalar() || !layout) {
+    a.why = "scalar access";
+    return a;
+  }
+  // The value dims in the layout's order (a slice's sliced root dims are not value dims).
+  std::vector<int> kept;  // value dim j -> root dim
+  {
+    const Layout* l = layout.get();
+    std::vector<int> dims(t.rank());
+    std::iota(dims.begin(), dims.end(), 0);
+    while (l->kind() == Layout::Kind::Slice) {
+      for (int& d : dims)
+        if (d >= l->sliceDim()) ++d;
+      l = l->parent().get();
+    }
+    kept = dims;
+  }
+  for (int root : layout->order())
+    for (int j = 0; j < t.rank(); ++j)
+      if (kept[j] == root) a.order.push_back(j);
+  int o = a.order[0];
+  auto infoOf = [&](const Value* v) -> const AxisInfo* {
+    auto it = axes.find(v);
+    return it == axes.end() ? nullptr : &it->second;
+  };
+  const AxisInfo* p = infoOf(ptr);
+  int64_t elemBytes = dtypeBytes(t.dtype);
+  int64_t contig = p ? p->contiguity[o] : 1;
+  int64_t alignElems = std::max<int64_t>(1, (p ? p->divisibility[o] : 1) / elemBytes);
+  int64_t run = std::min<int64_t>(layout->sizePerThread()[kept[o]], t.shape[o]);
+  int64_t vec = std::min({contig, alignElems, 16 / elemBytes, run});
+  a.why = "layout kept: fastest dim " + std::to_string(o) + " (" + std::to_string(run) + " per thread), contiguity " +
+          std::to_string(contig) + ", alignment " + std::to_string(alignElems * elemBytes) + " B";
+  auto limitBy = [&](size_t idx, const char* what) {  // one predicate (and `other`) per vector
+    if (memOp.numOperands() <= idx) return;
+    const AxisInfo* m = infoOf(memOp.operand(idx));
+    int64_t k = m && memOp.operand(idx)->type.isTile() ? m->constancy[o] : 1;
+    vec = std::min(vec, k);
+    a.why += std::string(", ") + what + " constancy " + std::to_string(k);
+  };
+  if (memOp.kind == OpKind::Load) {
+    limitBy(1, "mask");
+    limitBy(2, "other");
+  } else {
+    limitBy(2, "mask");
+  }
+  int64_t p2 = 1;
+  while (p2 * 2 <= vec) p2 *= 2;
+  a.vec = static_cast<int>(p2);
+  a.why += " -> vec " + std::to_string(a.vec);
+  return a;
+}
+
 namespace {
 
 class Assigner {
  public:
-  Assigner(Function& fn, int numWarps, const ParamHints& hints) : fn_(fn), numWarps_(numWarps) {
+  Assigner(Function& fn, int numWarps, const ParamHints& hints, bool keepLayouts)
+      : fn_(fn), numWarps_(numWarps), keep_(keepLayouts) {
     axes_ = analyzeAxes(fn, hints);
   }
 
   void run() {
+    size_t memOps = 0;
     walk(fn_.body, [&](Op& op) {
       for (size_t i = 0; i < op.numOperands(); ++i) uses_[op.operand(i)].push_back({&op, i});
       if ((op.kind == OpKind::Load || op.kind == OpKind::Store)) {
         MemoryAnchor a = memoryAnchor(op, axes_, numWarps_);
         op.setAttr(kVecAttr, int64_t(a.vec));
         if (a.layout) anchors_[&op] = a.layout;
+        ++memOps;
       }
     });
-    forwardCandidates();
-    backwardWants(fn_.body);
-    decide(fn_.body);
+    // keepLayouts re-decides after each round of re-anchored loads; each load moves at most once.
+    for (size_t round = 0;; ++round) {
+      cands_.clear();
+      wants_.clear();
+      forwardCandidates();
+      if (keep_) followData();
+      backwardWants(fn_.body);
+      decide(fn_.body);
+      if (!keep_ || round > memOps || !reanchorLoads()) break;
+    }
+    if (keep_) anchorStoresOnValues();
     insertConversions(fn_.body);
     fn_.numWarps = numWarps_;
   }
@@ -128,6 +209,8 @@ class Assigner {
  private:
   Function& fn_;
   int numWarps_;
+  bool keep_;
+  std::unordered_map<const Op*, bool> reanchored_;  // keepLayouts: loads already moved
   std::map<const Value*, AxisInfo> axes_;
   std::unordered_map<const Op*, LayoutPtr> anchors_;
   std::unordered_map<const Value*, std::vector<std::pair<Op*, size_t>>> uses_;
@@ -151,6 +234,8 @@ class Assigner {
         if (op.kind == OpKind::Broadcast) out.push_back({op.result(), l});
         if (op.kind == OpKind::ExpandDims && l->kind() == Layout::Kind::Slice && l->sliceDim() == op.intAttr("axis"))
           out.push_back({op.result(), l->parent()});
+        if (op.kind == OpKind::Trans && l->kind() == Layout::Kind::Blocked)
+          out.push_back({op.result(), keep_ ? materialized(op, l) : transposedLayout(*l)});
         break;
       case OpCategory::Reduction:
         if (op.kind == OpKind::Dot && idx == 2) out.push_back({op.result(), l});
@@ -245,6 +330,10 @@ class Assigner {
         return r ? Layout::slice(static_cast<int>(op.intAttr("axis")), r) : nullptr;
       }
       case OpKind::Broadcast: return resultLayout(0);
+      case OpKind::Trans: {  // the result's layout with the dims swapped back
+        LayoutPtr r = resultLayout(0);
+        return r && r->kind() == Layout::Kind::Blocked ? transposedLayout(*r) : nullptr;
+      }
       case OpKind::Reduce: case OpKind::Argmax: {
         LayoutPtr r = op.result()->type.isTile() ? resultLayout(0) : nullptr;
         return r && r->kind() == Layout::Kind::Slice && r->sliceDim() == op.intAttr("axis") ? r->parent() : nullptr;
@@ -328,6 +417,11 @@ class Assigner {
       case OpKind::Reduce: case OpKind::Argmax:
         return Layout::slice(static_cast<int>(op.intAttr("axis")), op.operand(0)->type.layout);
       case OpKind::Broadcast: return op.operand(0)->type.layout;
+      case OpKind::Trans: {
+        const LayoutPtr& in = op.operand(0)->type.layout;
+        if (!in || in->kind() != Layout::Kind::Blocked) return choose(res);
+        return keep_ ? materialized(op, in) : transposedLayout(*in);
+      }
       case OpKind::Dot: return op.operand(2)->type.layout;
       case OpKind::ExpandDims: {
         const LayoutPtr& in = op.operand(0)->type.layout;
@@ -352,6 +446,74 @@ class Assigner {
       if (common) return common;
     }
     return choose(res);  // arange, constants, splats
+  }
+
+  // --- keepLayouts -------------------------------------------------------------------------------
+
+  // The layout keepLayouts gives trans's result when its operand has layout `in`.
+  LayoutPtr materialized(const Op& trans, const LayoutPtr& in) const {
+    const Shape& rs = trans.result()->type.shape;
+    int64_t width = in->sizePerThread()[in->order()[0]];
+    return defaultBlockedLayout(rs, numWarps_, static_cast<int>(std::min<int64_t>(width, rs[1])));
+  }
+
+  void reanchor(Op& memOp, const LayoutPtr& l) {
+    MemoryAnchor a = memoryAnchorIn(memOp, axes_, l);
+    anchors_[&memOp] = l;
+    memOp.setAttr(kVecAttr, int64_t(a.vec));
+  }
+
+  // Before the wants: a store takes the layout its (loaded) value will have, else that of its
+  // (data-dependent) addresses; a load of data-dependent addresses takes theirs. Values that no
+  // load reaches keep wanting the coalesced anchor: they are recomputed, never moved.
+  void followData() {
+    walk(fn_.body, [&](Op& op) {
+      if ((op.kind != OpKind::Load && op.kind != OpKind::Store) || !anchors_.count(&op) || reanchored_.count(&op)) return;
+      LayoutPtr l = op.kind == OpKind::Store ? bestCandidate(op.operand(1)) : nullptr;
+      if (!l) l = bestCandidate(op.operand(0));
+      if (l) reanchor(op, l);
+    });
+  }
+
+  // After decide: a load result that an op needs in another layout (not a trans, whose
+  // conversion is the one the source asks for) is read in that layout instead. True if any moved.
+  bool reanchorLoads() {
+    bool moved = false;
+    walk(fn_.body, [&](Op& op) {
+      if (op.kind == OpKind::Trans) return;
+      auto resultLayout = [&](size_t k) -> LayoutPtr { return layoutOfResult(op, k); };
+      for (size_t k = 0; k < op.numOperands(); ++k) {
+        Value* v = op.operand(k);
+        Op* load = v->def;
+        if (!load || load->kind != OpKind::Load || !anchors_.count(load) || reanchored_.count(load)) continue;
+        LayoutPtr need = required(op, k, resultLayout);
+        if (!need || sameLayout(need, v->type.layout)) continue;
+        reanchored_[load] = true;
+        reanchor(*load, need);
+        moved = true;
+      }
+    });
+    return moved;
+  }
+
+  // After the last decide: each store's anchor is its value's final layout when the value is
+  // data (a load reaches it), so the value itself never converts.
+  void anchorStoresOnValues() {
+    walk(fn_.body, [&](Op& op) {
+      if (op.kind != OpKind::Store || !anchors_.count(&op) || !cands_.count(op.operand(1))) return;
+      const LayoutPtr& l = op.operand(1)->type.layout;
+      if (l && !sameLayout(l, anchors_[&op])) reanchor(op, l);
+    });
+  }
+
+  // The decided layout of result k of `op` (for a yield: of its owner's carried value k).
+  static LayoutPtr layoutOfResult(const Op& op, size_t k) {
+    if (op.kind == OpKind::Yield) {
+      const Op& owner = *op.parent->parentOp;
+      return owner.kind == OpKind::For ? owner.region(0).arg(k + 1)->type.layout : owner.result(k)->type.layout;
+    }
+    if (op.kind == OpKind::For) return op.region(0).arg(k + 1)->type.layout;
+    return k < op.numResults() ? op.result(k)->type.layout : nullptr;
   }
 
   // --- step 5: conversions ----------------------------------------------------------------------
@@ -401,7 +563,7 @@ class Assigner {
 
 }  // namespace
 
-bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints) {
+bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints, bool keepLayouts) {
   if (numWarps < 1 || numWarps > 32 || !isPowerOfTwo(numWarps))
     throw IRError(fn.loc, "assign-layouts: num_warps must be a power of two in 1..32, got " + std::to_string(numWarps));
   bool hasLayouts = false;
@@ -409,15 +571,16 @@ bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints) {
     for (const auto& r : op.results) hasLayouts |= r->type.layout != nullptr;
   });
   if (hasLayouts) throw IRError(fn.loc, "assign-layouts: the function already has layouts");
-  Assigner(fn, numWarps, hints).run();
+  Assigner(fn, numWarps, hints, keepLayouts).run();
   return true;
 }
 
-PassManager layoutPipeline(int numWarps, const ParamHints& hints) {
+PassManager layoutPipeline(int numWarps, const ParamHints& hints, bool keepLayouts) {
   PassManager pm;
   pm.add({"assign-layouts",
-          "anchor loads/stores on coalesced layouts from the axis analysis, give every tile a layout, insert convert_layout where layouts meet",
-          [numWarps, hints](Function& fn) { return assignLayouts(fn, numWarps, hints); }});
+          keepLayouts ? "keep the layouts the source implies: loads anchored on coalesced layouts, stores on their values' layouts, convert_layout only at trans"
+                      : "anchor loads/stores on coalesced layouts from the axis analysis, give every tile a layout, insert convert_layout where layouts meet",
+          [numWarps, hints, keepLayouts](Function& fn) { return assignLayouts(fn, numWarps, hints, keepLayouts); }});
   pm.add({"remove-conversions",
           "drop conversions that are not needed: identities, chains, cheap producers recomputed in the needed layout",
           removeConversions});

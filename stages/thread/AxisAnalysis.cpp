@@ -341,6 +341,12 @@ class Analyzer {
       case OpKind::Broadcast: return broadcast(op);
       case OpKind::ExpandDims: return expandDims(op);
       case OpKind::ConvertLayout: return get(op.operand(0));
+      case OpKind::Trans: {  // result dim d is operand dim 1 - d: every fact swaps
+        AxisInfo a = get(op.operand(0));
+        for (auto* v : {&a.contiguity, &a.divisibility, &a.constancy})
+          if (v->size() == 2) std::swap((*v)[0], (*v)[1]);
+        return a;
+      }
       case OpKind::Convert: return convert(op);
       case OpKind::Add: case OpKind::Sub: case OpKind::AddPtr: return addSub(op);
       case OpKind::Mul: return mul(op);

@@ -7,9 +7,9 @@
 // axis analysis), layout changes are explicit `convert_layout` ops, and the IR verifies.
 //
 // The `vec` attribute (kVecAttr), for the lowering: on a load or store whose pointer operand
-// has layout L (a blocked layout; loads and stores are always anchored on blocked layouts),
-// `vec` is a power of two with vec * elementBytes <= 16 that divides
-// L.sizePerThread()[L.order()[0]]. Each thread's registers come in groups of `vec` consecutive
+// has layout L (a blocked layout; with keepLayouts also a slice layout, whose fastest dimension
+// is the first kept root dimension in L.order()), `vec` is a power of two with
+// vec * elementBytes <= 16 that divides L.sizePerThread() along that fastest dimension. Each thread's registers come in groups of `vec` consecutive
 // registers (register index r with r % vec == 0 starts a group) whose elements are consecutive
 // along order[0], whose addresses are consecutive and vec*elementBytes-aligned, and whose mask
 // (and `other`) is the same for the whole group: one vector access with one predicate. A load
@@ -74,14 +74,17 @@ std::string describeHints(const ParamHints& hints);
 std::map<const Value*, AxisInfo> analyzeAxes(const Function& fn, const ParamHints& hints = {});
 
 // The two passes (each returns true when it changed the function; see the .cpp contracts).
-bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints = {});
+// keepLayouts: keep the layouts the source implies (no convert_layout of loaded data except at
+// trans; see AssignLayouts.cpp and docs/layouts.md).
+bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints = {}, bool keepLayouts = false);
 bool removeConversions(Function& fn);
 
 // The layout passes, in order, for the pass manager (each verifies afterwards):
 //   assign-layouts      anchor loads/stores on coalesced layouts from the axis analysis, give
 //                       every other tile a layout, insert convert_layout where layouts meet
+//                       (keepLayouts: stores follow their values, conversions only at trans)
 //   remove-conversions  propagate layouts to remove conversions that are not needed
-PassManager layoutPipeline(int numWarps, const ParamHints& hints = {});
+PassManager layoutPipeline(int numWarps, const ParamHints& hints = {}, bool keepLayouts = false);
 
 // The anchor layout assign-layouts picks for a load or store (op kind Load/Store with a tile
 // pointer), and its vector width; exposed for tests and for tl-thread's explanations.
@@ -92,5 +95,10 @@ struct MemoryAnchor {
   std::string why;               // "contiguity 1024, alignment 16 B = 4 elements, mask 4 -> vec 4"
 };
 MemoryAnchor memoryAnchor(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, int numWarps);
+// The same access in a layout fixed beforehand (keepLayouts: a store in its value's layout):
+// `vec` is the widest the axis analysis allows along the layout's fastest value dimension,
+// capped by the elements each thread holds consecutively along it; `order` lists the value
+// dimensions in the layout's order.
+MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, const LayoutPtr& layout);
 
 }  // namespace tl

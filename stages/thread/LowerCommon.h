@@ -115,7 +115,7 @@ class Lowerer {
   // --- op families
   void lowerLeafOrElementwise(const Op& op);   // LowerElementwise.cpp
   void lowerArange(const Op& op);
-  void lowerBroadcastLike(const Op& op);       // broadcast, expand_dims
+  void lowerBroadcastLike(const Op& op);       // broadcast, expand_dims, trans
   void lowerLoad(const Op& op);                // LowerMemory.cpp
   void lowerStore(const Op& op);
   int64_t checkedVec(const Op& op, const Type& valueType);

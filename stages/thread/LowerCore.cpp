@@ -187,7 +187,8 @@ void Lowerer::lowerOp(const Op& op) {
   switch (op.kind) {
     case OpKind::Arange: lowerArange(op); break;
     case OpKind::Broadcast:
-    case OpKind::ExpandDims: lowerBroadcastLike(op); break;
+    case OpKind::ExpandDims:
+    case OpKind::Trans: lowerBroadcastLike(op); break;
     case OpKind::ConvertLayout: lowerConvertLayout(op); break;
     case OpKind::Load: lowerLoad(op); break;
     case OpKind::Store: lowerStore(op); break;

@@ -9,10 +9,11 @@
 //   splat                     -> splat of the scalar to the thread's registers;
 //   arange(start, end)        -> the coordinate of each register (index math) + start;
 //   elementwise, cmp, select, convert, addptr -> the same op, register by register;
-//   broadcast / expand_dims   -> a static `permute`: target register r takes the register of
-//     the SAME thread holding the source element (computed once at compile time and checked to
-//     be the same for every thread); if no such static permutation exists, the tile goes
-//     through shared memory (LowerConvert.cpp).
+//   broadcast / expand_dims / trans -> a static `permute`: target register r takes the register
+//     of the SAME thread holding the source element (computed once at compile time and checked
+//     to be the same for every thread); if no such static permutation exists, the tile goes
+//     through shared memory (LowerConvert.cpp). trans's result layout is its operand's with the
+//     dims swapped (the verifier's rule), so its permutation is the identity: no instruction.
 #include "thread/LowerCommon.h"
 
 namespace tl::lower {
@@ -63,6 +64,9 @@ void Lowerer::lowerBroadcastLike(const Op& op) {
         if (srcT.shape[j] == 1) s[j] = 0;
       return s;
     };
+  } else if (op.kind == OpKind::Trans) {
+    srcDimOfDst = {1, 0};
+    toSrc = [](const std::vector<int64_t>& c) { return std::vector<int64_t>{c[1], c[0]}; };
   } else {
     int axis = static_cast<int>(op.intAttr("axis"));
     for (int j = 0; j < dstT.rank(); ++j) srcDimOfDst.push_back(j < axis ? j : j == axis ? -1 : j - 1);

@@ -8,8 +8,15 @@ namespace tl {
 
 ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConfig& launch, int numWarps,
                                     std::ostream* printAfterAll) {
+  return compileToThreadIR(frontEndIR, launch, ThreadCompileOptions{numWarps, false, printAfterAll});
+}
+
+ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConfig& launch,
+                                    const ThreadCompileOptions& options) {
+  std::ostream* printAfterAll = options.printAfterAll;
   ThreadCompilation tc;
-  tc.numWarps = numWarps > 0 ? numWarps : launch.numWarps;
+  tc.numWarps = options.numWarps > 0 ? options.numWarps : launch.numWarps;
+  tc.keepLayouts = options.keepLayouts;
   tc.hints = paramHintsFromLaunch(launch);
 
   tc.blockIR = cloneFunction(frontEndIR);
@@ -20,7 +27,7 @@ ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConf
   tc.snapshots = block.snapshots();
 
   tc.withLayouts = cloneFunction(*tc.blockIR);
-  PassManager layouts = layoutPipeline(tc.numWarps, tc.hints);
+  PassManager layouts = layoutPipeline(tc.numWarps, tc.hints, tc.keepLayouts);
   layouts.setPrintAfterAll(printAfterAll);
   layouts.setKeepSnapshots(true);
   layouts.run(*tc.withLayouts);
@@ -34,10 +41,13 @@ ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConf
 
 std::string explainMemoryLayouts(const ThreadCompilation& tc) {
   std::ostringstream os;
-  auto axes = analyzeAxes(*tc.blockIR, tc.hints);
-  walk(tc.blockIR->body, [&](Op& op) {
+  // keepLayouts: the layouts the accesses were given, read from the layout passes' output.
+  const Function& fn = tc.keepLayouts && tc.withLayouts ? *tc.withLayouts : *tc.blockIR;
+  auto axes = analyzeAxes(fn, tc.hints);
+  walk(fn.body, [&](Op& op) {
     if ((op.kind != OpKind::Load && op.kind != OpKind::Store) || !op.operand(0)->type.isTile()) return;
-    MemoryAnchor a = memoryAnchor(op, axes, tc.numWarps);
+    MemoryAnchor a = &fn == tc.blockIR.get() ? memoryAnchor(op, axes, tc.numWarps)
+                                             : memoryAnchorIn(op, axes, op.operand(0)->type.layout);
     int64_t bytes = int64_t(a.vec) * dtypeBytes(op.operand(0)->type.dtype);
     os << "  " << mnemonic(op.kind) << " at " << op.loc.line << ":" << op.loc.col << ": vec " << a.vec << " ("
        << bytes << "-byte accesses), " << a.layout->str() << "\n      because " << a.why << "\n";

@@ -19,8 +19,17 @@
 
 namespace tl {
 
+// How to compile (the tools' --num-warps, --keep-layouts and --print-after-all).
+struct ThreadCompileOptions {
+  int numWarps = 0;                      // <= 0: the launch's num_warps
+  bool keepLayouts = false;              // keep the layouts the source implies: no automatic
+                                         // convert_layout of loaded data (docs/layouts.md)
+  std::ostream* printAfterAll = nullptr; // receives the IR after every pass (may be null)
+};
+
 struct ThreadCompilation {
   int numWarps = 4;
+  bool keepLayouts = false;                  // compiled with ThreadCompileOptions::keepLayouts
   ParamHints hints;                          // what the launch lets the axis analysis assume
   std::unique_ptr<Function> blockIR;         // after the block pipeline
   std::unique_ptr<Function> withLayouts;     // after the layout passes: what was decided
@@ -33,9 +42,13 @@ struct ThreadCompilation {
 // every pass, block and layout passes alike.
 ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConfig& launch, int numWarps = 0,
                                     std::ostream* printAfterAll = nullptr);
+// The same with every option (the call above is this with keepLayouts = false).
+ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConfig& launch,
+                                    const ThreadCompileOptions& options);
 
 // One line per load and store of the block IR: where it is, the layout chosen for it, its
-// vector width and why ("contiguity 1024, alignment 16 B = 4 elements, mask 4 -> vec 4").
+// vector width and why ("contiguity 1024, alignment 16 B = 4 elements, mask 4 -> vec 4"; with
+// keepLayouts, the layout the access was given and what it allows there).
 std::string explainMemoryLayouts(const ThreadCompilation& tc);
 
 }  // namespace tl

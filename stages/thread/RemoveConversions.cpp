@@ -12,7 +12,7 @@
 //   1. chains: convert(convert(y)) reads y directly;
 //   2. identity: x already has layout L -> uses read x;
 //   3. rematerialization: if x is computed only from cheap ops — arange, constants, splats of
-//      scalars, broadcast / expand_dims of those, elementwise ops on those — the whole slice is
+//      scalars, broadcast / expand_dims / trans of those, elementwise ops on those — the whole slice is
 //      recomputed in layout L (each cloned op right after its original), instead of moving the
 //      elements through shared memory;
 //   4. otherwise one conversion per (x, L) remains, hoisted next to x's definition.
@@ -36,7 +36,7 @@ bool sameLayout(const LayoutPtr& a, const LayoutPtr& b) { return a && b && *a ==
 bool isCheapKind(const Op& op) {
   switch (op.kind) {
     case OpKind::Arange: case OpKind::Constant: case OpKind::Splat: case OpKind::Broadcast:
-    case OpKind::ExpandDims: case OpKind::ConvertLayout:
+    case OpKind::ExpandDims: case OpKind::ConvertLayout: case OpKind::Trans:
       return true;
     case OpKind::AddPtr:
       return true;
@@ -132,6 +132,8 @@ class Remover {
       if (!o->type.isTile()) operands.push_back(o);
       else if (d.kind == OpKind::ExpandDims)
         operands.push_back(rematerialize(o, Layout::slice(static_cast<int>(d.intAttr("axis")), l)));
+      else if (d.kind == OpKind::Trans)
+        operands.push_back(rematerialize(o, transposedLayout(*l)));  // l: rank 2, so blocked
       else
         operands.push_back(rematerialize(o, l));  // broadcast and elementwise keep the layout
     }

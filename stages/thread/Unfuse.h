@@ -20,7 +20,7 @@
 // result of an op with a data operand, the results of a for/if that loads or reads data).
 //   - Kernel ops (each becomes one kernel, named `<kernel>.<k>_<mnemonic>`, k from 1):
 //       * an op with a data result that computes: elementwise math (incl. convert, cmp,
-//         select), reductions, argmax, dot;
+//         select), reductions, argmax, dot, trans (PyTorch's x.t().contiguous(): a copy);
 //       * a for or if that touches data or memory at all: it stays fused with everything inside
 //         it (see "Loops" below);
 //       * a load that cannot simply be re-read: its address, mask or `other` is data (a gather),

@@ -44,6 +44,7 @@ const std::vector<LaunchOverride>* raggedOverrides(const std::string& stem) {
       {"bias_gelu", {{"M", "77"}, {"N", "45"}}},                  // 3 x 1 tiles, both edges ragged
       {"row_sum", {{"N", "513"}, {"M", "33"}}},                   // last chunk: 1 live lane
       {"transpose", {{"M", "45"}, {"N", "97"}}},                  // 2 x 4 tiles
+      {"transpose_tiled", {{"M", "45"}, {"N", "97"}, {"BLOCK_N", "16"}}},  // 2 x 7 non-square 32x16 tiles
       {"strided_copy", {{"N", "3001"}, {"stride", "7"}}},         // 3 blocks, 953 in the last
       {"matmul", {{"M", "33"}, {"N", "70"}, {"K", "47"}}},        // every dimension ragged
       {"rmsnorm", {{"N", "300"}, {"M", "31"}}},                   // BLOCK_N becomes 512

@@ -272,6 +272,7 @@ const std::vector<Oracle>& allOracles() {
       {"bias_gelu", "out = gelu_tanh(x + bias[col])", biasGelu},
       {"row_sum", "out[r] = sum(x[r,:])", rowSum},
       {"transpose", "out[j,i] = in[i,j]", transpose},
+      {"transpose_tiled", "out[j,i] = in[i,j] (trans of the tile, rows stored)", transpose},
       {"strided_copy", "out[i] = x[i*stride]", stridedCopy},
       {"matmul", "C = A @ B", matmul},
       {"rmsnorm", "y = x * rsqrt(mean(x^2) + eps) * w", rmsNorm},

@@ -1,7 +1,7 @@
 // End-to-end tests of the thread stage: every kernel in kernels/*.tl, at its default and its
 // ragged size, at num_warps 1, 2, 4 and 8, goes through the layout passes and the lowering to
-// thread IR, runs on the warp-level executor (with race detection on), and every output is
-// compared with tl-scalar's. Also: a lowered reduction with one barrier removed is reported as
+// thread IR (with and without keepLayouts), runs on the warp-level executor (with race detection
+// on), and every output is compared with tl-scalar's. Also: a lowered reduction with one barrier removed is reported as
 // a shared-memory race at its source line, and an out-of-bounds access at the load's line.
 #include <gtest/gtest.h>
 
@@ -23,16 +23,30 @@ std::string threadParamName(const testing::TestParamInfo<ThreadParam>& info) {
          std::to_string(std::get<2>(info.param));
 }
 
-class ThreadRun : public testing::TestWithParam<ThreadParam> {};
+// The thread IR compiled with `keepLayouts` (or not) against tl-scalar's outputs.
+void checkThreadVsScalar(const KernelCase& kernel, Size size, int numWarps, bool keepLayouts);
 
+class ThreadRun : public testing::TestWithParam<ThreadParam> {};
 TEST_P(ThreadRun, ThreadVsScalar) {
   const auto& [kernel, size, numWarps] = GetParam();
+  checkThreadVsScalar(kernel, size, numWarps, false);
+}
+
+// The same with --keep-layouts: the layouts the source implies (stores uncoalesced where the
+// source makes them so) compute the same outputs.
+class ThreadRunKeepLayouts : public testing::TestWithParam<ThreadParam> {};
+TEST_P(ThreadRunKeepLayouts, ThreadVsScalar) {
+  const auto& [kernel, size, numWarps] = GetParam();
+  checkThreadVsScalar(kernel, size, numWarps, true);
+}
+
+void checkThreadVsScalar(const KernelCase& kernel, Size size, int numWarps, bool keepLayouts) {
   const ScalarRun& ref = scalarRun(kernel, size);
   ASSERT_TRUE(ref.error.empty()) << ref.error;
 
   ThreadCompilation tc;
   try {
-    tc = compileToThreadIR(*ref.compiled.fn, ref.compiled.launch, numWarps);
+    tc = compileToThreadIR(*ref.compiled.fn, ref.compiled.launch, ThreadCompileOptions{numWarps, keepLayouts});
   } catch (const IRError& e) {
     FAIL() << kernel.stem << ": internal compiler error at " << e.loc.line << ":" << e.loc.col << ": " << e.what();
   }
@@ -66,6 +80,7 @@ std::vector<ThreadParam> allThreadCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, ThreadRun, testing::ValuesIn(allThreadCases()), threadParamName);
+INSTANTIATE_TEST_SUITE_P(Kernels, ThreadRunKeepLayouts, testing::ValuesIn(allThreadCases()), threadParamName);
 
 // Compiles kernels/<stem>.tl at its default launch to thread IR.
 ThreadCompilation lowerDefault(const std::string& stem, Compiled& compiled) {

@@ -35,19 +35,21 @@ inline std::unique_ptr<CompiledKernel> compileBlock(const std::string& name, con
   return k;
 }
 
-// Compiles and runs the layout pipeline at `numWarps` (0: the launch's).
+// Compiles and runs the layout pipeline at `numWarps` (0: the launch's), keeping the source's
+// layouts when `keepLayouts`.
 inline std::unique_ptr<CompiledKernel> compileWithLayouts(const std::string& name, int numWarps = 0,
-                                                          const std::vector<std::string>& sets = {}) {
+                                                          const std::vector<std::string>& sets = {},
+                                                          bool keepLayouts = false) {
   auto k = compileBlock(name, sets);
   if (!k) return nullptr;
   int warps = numWarps ? numWarps : k->launch.numWarps;
-  layoutPipeline(warps, paramHintsFromLaunch(k->launch)).run(*k->ir);
+  layoutPipeline(warps, paramHintsFromLaunch(k->launch), keepLayouts).run(*k->ir);
   return k;
 }
 
 inline std::vector<std::string> allKernels() {
   return {"bias_gelu", "layernorm", "matmul", "rmsnorm", "row_sum", "softmax", "softmax_online",
-          "strided_copy", "transpose", "vector_add"};
+          "strided_copy", "transpose", "transpose_tiled", "vector_add"};
 }
 
 // Every op of a kind, in program order.

@@ -1,7 +1,7 @@
 // The lowered thread IR computes what tl-scalar computes: every kernel of kernels/ at
 // num_warps 1, 2, 4 and 8 (default launch and a ragged size), with the test layouts
-// (lower_helpers.h: many convert_layouts) and with the real layout passes (layoutPipeline:
-// coalesced layouts and vector accesses), run on the thread-IR executor with race detection
+// (lower_helpers.h: many convert_layouts), with the real layout passes (layoutPipeline:
+// coalesced layouts and vector accesses) and with them keeping the source's layouts, run on the thread-IR executor with race detection
 // on, outputs compared with tl::compareBuffers.
 #include <filesystem>
 #include <map>
@@ -35,6 +35,7 @@ std::vector<LaunchOverride> raggedSize(const std::string& stem) {
       {"softmax_online", {{"M", "3"}, {"N", "100"}, {"BLOCK_N", "16"}}},
       {"strided_copy", {{"N", "1000"}, {"BLOCK", "64"}}},
       {"transpose", {{"M", "20"}, {"N", "9"}, {"BLOCK_M", "8"}, {"BLOCK_N", "4"}}},
+      {"transpose_tiled", {{"M", "20"}, {"N", "9"}, {"BLOCK_M", "8"}, {"BLOCK_N", "4"}}},  // trans of 8x4 tiles
       {"vector_add", {{"N", "1000"}, {"BLOCK", "16"}}},
   };
   auto it = sizes.find(stem);
@@ -61,6 +62,7 @@ const Memory& scalarReference(const std::string& stem, bool ragged) {
 enum class Layouts {
   Test,    // assignTestLayouts: default layouts, vec 1, explicit conversions
   Passes,  // the layout passes (stages/thread/Layouts.h)
+  Keep,    // the layout passes with keepLayouts (conversions only at trans)
 };
 
 class LowerExec : public ::testing::TestWithParam<std::tuple<std::string, int, bool, Layouts>> {};
@@ -71,7 +73,7 @@ TEST_P(LowerExec, MatchesScalar) {
   auto k = compileTestKernel(stem, ragged ? raggedSize(stem) : std::vector<LaunchOverride>{});
   ASSERT_TRUE(k);
   if (layouts == Layouts::Test) assignTestLayouts(*k->ir, nw);
-  else layoutPipeline(nw).run(*k->ir);
+  else layoutPipeline(nw, {}, layouts == Layouts::Keep).run(*k->ir);
   auto t = lowerToThreadIR(*k->ir);
   Memory mem = Memory::fromLaunch(k->launch);
   ExecOptions opts;
@@ -96,11 +98,13 @@ TEST_P(LowerExec, MatchesScalar) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, LowerExec,
                          ::testing::Combine(::testing::ValuesIn(kernelStems()), ::testing::Values(1, 2, 4, 8),
-                                            ::testing::Bool(), ::testing::Values(Layouts::Test, Layouts::Passes)),
+                                            ::testing::Bool(), ::testing::Values(Layouts::Test, Layouts::Passes, Layouts::Keep)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_w" + std::to_string(std::get<1>(info.param)) +
                                   (std::get<2>(info.param) ? "_ragged" : "_default") +
-                                  (std::get<3>(info.param) == Layouts::Test ? "_testlayouts" : "_layoutpasses");
+                                  (std::get<3>(info.param) == Layouts::Test     ? "_testlayouts"
+                                   : std::get<3>(info.param) == Layouts::Passes ? "_layoutpasses"
+                                                                                : "_keeplayouts");
                          });
 
 }  // namespace

@@ -41,7 +41,7 @@ inline std::unique_ptr<CompiledKernel> compileTestKernel(const std::string& stem
 // A stand-in for the layout passes: every tile gets Triton's default blocked layout for its
 // shape (vec 1), except where the verifier's rules fix it (broadcast keeps its operand's
 // layout, reduce gives the slice of its operand's, expand_dims of a slice gives its parent, dot
-// gives acc's); where an operand's layout differs from what its user needs, a convert_layout is
+// gives acc's, trans's operand is converted to the transpose of its result's); where an operand's layout differs from what its user needs, a convert_layout is
 // inserted. Elementwise ops, loads and stores take the layout of their first tile operand.
 class TestLayouts {
  public:
@@ -117,6 +117,10 @@ class TestLayouts {
         }
         case OpKind::Broadcast:
           setLayout(op.result(), op.operand(0)->type.layout);
+          break;
+        case OpKind::Trans:  // the result's natural layout; the operand converts to its transpose
+          setLayout(op.result(), natural(op.result()->type.shape));
+          i = convertOperand(r, i, 0, transposedLayout(*op.result()->type.layout));
           break;
         case OpKind::Reduce:
         case OpKind::Argmax:

@@ -89,6 +89,7 @@ std::vector<LaunchOverride> raggedSize(const std::string& stem) {
       {"softmax_online", {{"M", "3"}, {"N", "100"}, {"BLOCK_N", "16"}}},
       {"strided_copy", {{"N", "1000"}, {"BLOCK", "64"}}},
       {"transpose", {{"M", "20"}, {"N", "9"}, {"BLOCK_M", "8"}, {"BLOCK_N", "4"}}},
+      {"transpose_tiled", {{"M", "20"}, {"N", "9"}, {"BLOCK_M", "8"}, {"BLOCK_N", "4"}}},
       {"vector_add", {{"N", "1000"}, {"BLOCK", "16"}}},
   };
   auto it = sizes.find(stem);
@@ -220,6 +221,7 @@ TEST(Unfuse, KernelCounts) {
       {"vector_add", 1},      // load x, load y, add + store: one kernel, as x + y in PyTorch
       {"strided_copy", 1},    // a copy: the store re-reads its input
       {"transpose", 1},
+      {"transpose_tiled", 1}, // trans + its store: one kernel, as x.t().contiguous()
       {"matmul", 1},          // the K loop with its store
       {"row_sum", 2},         // the accumulating loop, then sum + store
       {"softmax_online", 2},  // two loops

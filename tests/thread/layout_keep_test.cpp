@@ -1,0 +1,287 @@
+// trans and keepLayouts in the layout passes and the lowering (docs/layouts.md, "trans" and
+// "Keeping the layouts the source implies"):
+//   - transposedLayout: for every default layout, thread t's register r holds the mirrored
+//     element, so trans moves no data; coverage and register counts are the operand's;
+//   - without keepLayouts trans is free (no conversion at it); with keepLayouts every
+//     convert_layout left in any kernel of kernels/ converts a trans's operand, at the trans's
+//     location, at num_warps 1, 2, 4, 8;
+//   - executed accesses (sectors per warp instruction, sim/Coalescing.h): the naive transpose
+//     under keepLayouts stores uncoalesced and uses no shared memory; the tiled one
+//     (trans) is coalesced on both sides in both modes and goes through shared memory once;
+//   - trans of non-square tiles of several dtypes at ragged sizes, on the executor in both
+//     modes, equals a C++ transpose.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "ir/Printer.h"
+#include "layout_test_util.h"
+#include <unistd.h>
+#include "sim/Coalescing.h"
+#include "sim/ThreadExecutor.h"
+#include "thread/Pipeline.h"
+
+namespace tl::layout_test {
+namespace {
+
+// --- transposedLayout ----------------------------------------------------------------------------
+
+TEST(TransLayout, MirrorsEveryDefaultLayout) {
+  for (Shape s : {Shape{32, 32}, Shape{8, 64}, Shape{64, 4}, Shape{1, 128}, Shape{16, 1}, Shape{2, 2}})
+    for (int nw : {1, 2, 4, 8})
+      for (int vec : {1, 2, 4})
+        for (std::vector<int> order : {std::vector<int>{1, 0}, std::vector<int>{0, 1}}) {
+          LayoutPtr l = defaultBlockedLayout(s, nw, vec, order);
+          LayoutPtr t = transposedLayout(*l);
+          Shape ts{s[1], s[0]};
+          ASSERT_EQ(*transposedLayout(*t), *l);
+          ASSERT_EQ(t->elemsPerThread(ts), l->elemsPerThread(s)) << l->str();
+          ASSERT_EQ(t->replication(ts), l->replication(s)) << l->str();
+          for (int th = 0; th < l->numThreads(); ++th)
+            for (int64_t r = 0; r < l->elemsPerThread(s); ++r) {
+              auto c = l->coords(s, th, r);
+              auto ct = t->coords(ts, th, r);
+              ASSERT_EQ(ct, (std::vector<int64_t>{c[1], c[0]})) << l->str() << " thread " << th << " reg " << r;
+            }
+        }
+}
+
+TEST(TransLayout, NeedsARank2BlockedLayout) {
+  EXPECT_THROW(transposedLayout(*defaultBlockedLayout({128}, 4, 1)), std::invalid_argument);
+  EXPECT_THROW(transposedLayout(*Layout::slice(0, defaultBlockedLayout({32, 32}, 4, 1))), std::invalid_argument);
+}
+
+// --- the passes ----------------------------------------------------------------------------------
+
+std::vector<Op*> usersOf(const Function& fn, const Value* v) {
+  std::vector<Op*> out;
+  walk(const_cast<Function&>(fn).body, [&](Op& op) {
+    if (std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end()) out.push_back(&op);
+  });
+  return out;
+}
+
+std::vector<std::string> everyKernel() {
+  std::vector<std::string> stems;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(TL_SOURCE_DIR) + "/kernels"))
+    if (e.path().extension() == ".tl") stems.push_back(e.path().stem().string());
+  std::sort(stems.begin(), stems.end());
+  return stems;
+}
+
+// Without keepLayouts, trans takes its operand's layout with the dims swapped: nothing converts
+// at it; transpose_tiled's one conversion is at the store (the compiler's choice of layout).
+TEST(TransPasses, FreeWithoutKeepLayouts) {
+  for (int warps : {1, 2, 4, 8}) {
+    auto k = compileWithLayouts("transpose_tiled", warps);
+    ASSERT_TRUE(k);
+    // trans(tile) and trans(mask) (the mask's is recomputed with the index math, in the store's layout).
+    auto trans = opsOfKind(*k->ir, OpKind::Trans);
+    ASSERT_EQ(trans.size(), 2u) << printFunction(*k->ir);
+    for (Op* t : trans) EXPECT_EQ(*t->result()->type.layout, *transposedLayout(*t->operand(0)->type.layout));
+    Op* data = trans[0]->operand(0)->def->kind == OpKind::Load ? trans[0] : trans[1];
+    ASSERT_EQ(data->operand(0)->def->kind, OpKind::Load) << printFunction(*k->ir);
+    auto converts = opsOfKind(*k->ir, OpKind::ConvertLayout);
+    ASSERT_EQ(converts.size(), 1u) << printFunction(*k->ir);
+    EXPECT_EQ(converts[0]->operand(0), data->result());
+    EXPECT_EQ(usersOf(*k->ir, converts[0]->result()).size(), 1u);
+  }
+}
+
+// keepLayouts: every remaining convert_layout is the one a trans asks for (its operand, at its
+// location), in every kernel, at every warp count; reductions move data inside their lowering.
+TEST(KeepLayouts, ConversionsOnlyAtTrans) {
+  for (const auto& name : everyKernel())
+    for (int warps : {1, 2, 4, 8}) {
+      auto k = compileWithLayouts(name, warps, {}, true);
+      ASSERT_TRUE(k) << name;
+      for (Op* c : opsOfKind(*k->ir, OpKind::ConvertLayout)) {
+        auto users = usersOf(*k->ir, c->result());
+        ASSERT_EQ(users.size(), 1u) << name << " at " << warps << " warps\n" << printFunction(*k->ir);
+        EXPECT_EQ(users[0]->kind, OpKind::Trans) << name << " at " << warps << " warps\n" << printFunction(*k->ir);
+        EXPECT_EQ(c->loc.line, users[0]->loc.line) << name;
+        EXPECT_EQ(c->loc.col, users[0]->loc.col) << name;
+      }
+      // Each store stores its value in the layout the value already has.
+      for (Op* st : opsOfKind(*k->ir, OpKind::Store))
+        if (st->operand(1)->def) EXPECT_NE(st->operand(1)->def->kind, OpKind::ConvertLayout) << name;
+    }
+}
+
+// The kernels that had conversions without keepLayouts (docs/layouts.md) keep none.
+TEST(KeepLayouts, TheDisagreeingAnchorsConvertNothing) {
+  for (const char* name : {"transpose", "bias_gelu", "strided_copy"}) {
+    auto k = compileWithLayouts(name, 4, {}, true);
+    ASSERT_TRUE(k);
+    EXPECT_EQ(opsOfKind(*k->ir, OpKind::ConvertLayout).size(), 0u) << name << "\n" << printFunction(*k->ir);
+  }
+  // bias[None, :] next to the 2-D tile: the bias is read directly in the tile's column slice.
+  auto k = compileWithLayouts("bias_gelu", 4, {}, true);
+  auto loads = opsOfKind(*k->ir, OpKind::Load);
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(loads[1]->result()->type.layout->kind(), Layout::Kind::Slice) << printFunction(*k->ir);
+}
+
+// The vector widths keepLayouts leaves (num_warps 4, default launches): the naive transpose's
+// store runs across `out`'s contiguous dimension (vec 1); the tiled one's along it.
+TEST(KeepLayouts, VectorWidths) {
+  auto vecsOf = [](const Function& fn, OpKind kind) {
+    std::vector<int64_t> v;
+    for (Op* op : opsOfKind(fn, kind)) v.push_back(op->intAttr(kVecAttr));
+    return v;
+  };
+  auto naive = compileWithLayouts("transpose", 4, {}, true);
+  EXPECT_EQ(vecsOf(*naive->ir, OpKind::Load), std::vector<int64_t>{2});
+  EXPECT_EQ(vecsOf(*naive->ir, OpKind::Store), std::vector<int64_t>{1});
+  Op* st = opsOfKind(*naive->ir, OpKind::Store)[0];
+  EXPECT_EQ(*st->operand(1)->type.layout, *opsOfKind(*naive->ir, OpKind::Load)[0]->result()->type.layout);
+  auto tiled = compileWithLayouts("transpose_tiled", 4, {}, true);
+  EXPECT_EQ(vecsOf(*tiled->ir, OpKind::Load), std::vector<int64_t>{2});
+  EXPECT_EQ(vecsOf(*tiled->ir, OpKind::Store), std::vector<int64_t>{2});  // the operand's width, kept
+  // The layouts are unchanged elsewhere: softmax under keepLayouts is softmax.
+  auto a = compileWithLayouts("softmax", 4, {}, false), b = compileWithLayouts("softmax", 4, {}, true);
+  EXPECT_EQ(printFunction(*a->ir), printFunction(*b->ir));
+}
+
+// --- executed accesses --------------------------------------------------------------------------
+
+struct Sectors {
+  int64_t fetched = 0;  // distinct sectors per warp instruction, summed
+  int64_t ideal = 0;    // ceil(distinct bytes / 32), summed
+  double efficiency() const { return fetched ? double(ideal) / double(fetched) : 0.0; }
+};
+
+struct Executed {
+  std::map<std::pair<uint32_t, bool>, Sectors> global;  // (source line, store?) -> sectors
+  int64_t sharedAccesses = 0;
+  int64_t sharedBytes = 0;
+};
+
+Executed execute(const std::string& stem, bool keepLayouts, int numWarps = 4) {
+  std::ostringstream err;
+  auto k = compileKernelFile(kernelPath(stem), {}, err);
+  EXPECT_TRUE(k) << err.str();
+  Executed out;
+  if (!k) return out;
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{numWarps, keepLayouts});
+  out.sharedBytes = tc.threadIR->sharedBytes;
+  Memory mem = Memory::fromLaunch(k->launch);
+  ExecResult r = runThreadIR(*tc.threadIR, k->launch, mem);
+  std::array<SectorUse, kMaxSectorsPerAccess> buf;
+  for (const WarpAccess& a : r.accesses) {
+    if (a.space == MemSpace::Shared) {
+      ++out.sharedAccesses;
+      continue;
+    }
+    int n = collectSectors(a, buf.data());
+    int64_t used = 0;
+    for (int i = 0; i < n; ++i) used += __builtin_popcount(buf[i].byteMask);
+    Sectors& s = out.global[{a.loc.line, a.store}];
+    s.fetched += n;
+    s.ideal += (used + kSectorBytes - 1) / kSectorBytes;
+  }
+  return out;
+}
+
+Sectors sectorsAt(const Executed& e, uint32_t line, bool store) {
+  auto it = e.global.find({line, store});
+  return it == e.global.end() ? Sectors{} : it->second;
+}
+
+uint32_t lineOf(const std::string& stem, const std::string& text) {
+  std::ifstream in(kernelPath(stem));
+  std::string line;
+  for (uint32_t n = 1; std::getline(in, line); ++n)
+    if (line.find(text) != std::string::npos) return n;
+  ADD_FAILURE() << text << " not in " << stem;
+  return 0;
+}
+
+TEST(KeepLayoutsExecuted, NaiveTransposeStoresUncoalesced) {
+  uint32_t ld = lineOf("transpose", "tile = load("), st = lineOf("transpose", "store(");
+  Executed keep = execute("transpose", true);
+  EXPECT_GT(sectorsAt(keep, ld, false).efficiency(), 0.7);
+  // The load's layout puts 16 lanes along j (a column of `out`: M x 4 bytes apart) and 2 along i
+  // (adjacent in `out`): each 32-byte sector holds 8 useful bytes, a quarter.
+  EXPECT_LT(sectorsAt(keep, st, true).efficiency(), 0.3);
+  EXPECT_EQ(keep.sharedAccesses, 0);
+  EXPECT_EQ(keep.sharedBytes, 0);
+  // Without keepLayouts the compiler's shared-memory transpose makes the store coalesced.
+  Executed dflt = execute("transpose", false);
+  EXPECT_GT(sectorsAt(dflt, st, true).efficiency(), 0.7);
+  EXPECT_GT(dflt.sharedAccesses, 0);
+  EXPECT_LT(sectorsAt(dflt, st, true).fetched, sectorsAt(keep, st, true).fetched / 3);
+}
+
+TEST(KeepLayoutsExecuted, TiledTransposeIsCoalescedOnBothSides) {
+  uint32_t ld = lineOf("transpose_tiled", "tile = load("), st = lineOf("transpose_tiled", "store(");
+  for (bool keep : {true, false}) {
+    for (int nw : {1, 4, 8}) {
+      Executed e = execute("transpose_tiled", keep, nw);
+      EXPECT_GT(sectorsAt(e, ld, false).efficiency(), 0.7) << keep << " " << nw;
+      EXPECT_GT(sectorsAt(e, st, true).efficiency(), 0.7) << keep << " " << nw;
+      EXPECT_GT(e.sharedAccesses, 0);  // one exchange: at the trans (keep) or before the store
+      EXPECT_EQ(e.sharedBytes, 32 * 32 * 4);
+    }
+  }
+  // The keepLayouts exchange is at the trans's line.
+  std::ostringstream err;
+  auto k = compileKernelFile(kernelPath("transpose_tiled"), {}, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{4, true});
+  ASSERT_EQ(tc.shared.buffers.size(), 1u) << tc.shared.str();
+  EXPECT_EQ(tc.shared.buffers[0].loc.line, lineOf("transpose_tiled", "t = trans(tile)")) << tc.shared.str();
+  EXPECT_TRUE(tc.keepLayouts);
+  EXPECT_NE(explainMemoryLayouts(tc).find("layout kept"), std::string::npos) << explainMemoryLayouts(tc);
+}
+
+// --- trans of non-square tiles, executed ---------------------------------------------------------
+
+// out[j, i] = x[i, j] through trans(), for a DTYPE and tile BMxBN at a ragged size.
+std::string transKernel(const std::string& dtype) {
+  return "@launch(M=37, N=21, BM=8, BN=32, grid=(cdiv(M, BM), cdiv(N, BN)),\n"
+         "        x=randn((M, N), seed=7, dtype=" + dtype + "), y=zeros((N, M), dtype=" + dtype + ", output=True))\n"
+         "@jit\n"
+         "def t(x, y, M, N, BM: constexpr, BN: constexpr):\n"
+         "    i = program_id(0) * BM + arange(0, BM)\n"
+         "    j = program_id(1) * BN + arange(0, BN)\n"
+         "    v = load(x + i[:, None] * N + j[None, :], mask=(i[:, None] < M) & (j[None, :] < N))\n"
+         "    w = trans(v)\n"
+         "    store(y + j[:, None] * M + i[None, :], w, mask=(j[:, None] < N) & (i[None, :] < M))\n";
+}
+
+TEST(TransExecuted, NonSquareRaggedTilesEveryDtypeBothModes) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tl_trans_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* dtype : {"f32", "f16", "i32"})
+    for (const std::vector<LaunchOverride>& sets :
+         {std::vector<LaunchOverride>{}, {{"BM", "32"}, {"BN", "4"}}, {{"M", "5"}, {"N", "70"}, {"BM", "2"}, {"BN", "64"}}}) {
+      fs::path path = dir / (std::string(dtype) + ".tl");
+      std::ofstream(path) << transKernel(dtype);
+      std::ostringstream err;
+      auto k = compileKernelFile(path.string(), sets, err);
+      ASSERT_TRUE(k) << err.str();
+      const int64_t m = k->launch.buffer("x")->shape[0], n = k->launch.buffer("x")->shape[1];
+      for (bool keep : {false, true})
+        for (int nw : {1, 2, 4, 8}) {
+          ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{nw, keep});
+          Memory mem = Memory::fromLaunch(k->launch);
+          runThreadIR(*tc.threadIR, k->launch, mem);
+          const Buffer* x = mem.find("x");
+          const Buffer* y = mem.find("y");
+          ASSERT_TRUE(x && y);
+          int64_t wrong = 0;
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) wrong += y->getF(j * m + i) != x->getF(i * n + j);
+          EXPECT_EQ(wrong, 0) << dtype << " keep=" << keep << " num_warps " << nw << " M=" << m << " N=" << n;
+        }
+    }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tl::layout_test
