@@ -21,6 +21,15 @@
 
 namespace tl::ast {
 
+// The deepest a kernel's syntax tree may be: the blocks a statement sits in (a for/if body, each
+// elif) plus its expression's levels (each operator, call, subscript, attribute, tuple and
+// parenthesis is one; `a + b + c` is two). The parser reports anything deeper as a located
+// error and builds nothing deeper, so every recursive walk of the AST (the parser itself, launch
+// evaluation, sema, the AST's destructors) stays within this many levels. 256 is clang's
+// bracket-depth default; it is far beyond what a kernel needs (split a longer chain into
+// statements) and keeps those walks within a few hundred KB of stack.
+constexpr int kMaxNesting = 256;
+
 enum class ExprKind {
   Int,        // integer literal: ival
   Float,      // float literal: fval
@@ -73,6 +82,7 @@ struct Expr {
   ExprPtr lhs, rhs;              // operands; the callee of a Call; the base of Attribute/Subscript
   std::vector<ExprPtr> items;    // Tuple elements, Call positional arguments, Subscript indices
   std::vector<Keyword> keywords; // Call keyword arguments
+  int height = 1;                // levels of this subtree (a leaf is 1); the parser bounds it
 
   const Keyword* keyword(const std::string& name) const {
     for (const auto& k : keywords)

@@ -394,6 +394,9 @@ class LaunchEvaluator {
     return LVal{};
   }
 
+  // The one recursive walk of an @launch expression: at most ast::kMaxNesting levels deep (the
+  // parser's bound). It stays a small dispatcher; the cases with large frames (calls, which
+  // hold buffer descriptions) are out of line so that each level costs little stack.
   LVal eval(const Expr& e) {
     switch (e.kind) {
       case ExprKind::Int: return LVal::integer(e.ival);
@@ -416,15 +419,7 @@ class LaunchEvaluator {
         return v;
       }
       case ExprKind::Name: return evalName(e);
-      case ExprKind::Tuple: {
-        LVal v;
-        v.kind = LVal::Kind::Tuple;
-        for (const auto& it : e.items) {
-          v.items.push_back(eval(*it));
-          if (v.items.back().kind == LVal::Kind::Error) return LVal{};
-        }
-        return v;
-      }
+      case ExprKind::Tuple: return evalTuple(e);
       case ExprKind::Unary: return evalUnary(e);
       case ExprKind::Binary: return evalBinary(e);
       case ExprKind::Call: return evalCall(e);
@@ -436,7 +431,17 @@ class LaunchEvaluator {
     return LVal{};
   }
 
-  LVal evalName(const Expr& e) {
+  [[gnu::noinline]] LVal evalTuple(const Expr& e) {
+    LVal v;
+    v.kind = LVal::Kind::Tuple;
+    for (const auto& it : e.items) {
+      v.items.push_back(eval(*it));
+      if (v.items.back().kind == LVal::Kind::Error) return LVal{};
+    }
+    return v;
+  }
+
+  [[gnu::noinline]] LVal evalName(const Expr& e) {
     auto it = names_.find(e.str);
     if (it != names_.end()) {
       used_.insert(e.str);
@@ -465,7 +470,7 @@ class LaunchEvaluator {
     return fail(e.loc, "unknown name '" + e.str + "' in @launch: define it as an earlier keyword (e.g. " + e.str + "=1024)");
   }
 
-  LVal evalUnary(const Expr& e) {
+  [[gnu::noinline]] LVal evalUnary(const Expr& e) {
     LVal v = eval(*e.lhs);
     if (v.kind == LVal::Kind::Error) return v;
     if (!v.isNumber()) return fail(e.loc, std::string("unary operator needs a number, got ") + kindName(v));
@@ -476,7 +481,7 @@ class LaunchEvaluator {
     return LVal::integer(-v.i);
   }
 
-  LVal evalBinary(const Expr& e) {
+  [[gnu::noinline]] LVal evalBinary(const Expr& e) {
     LVal a = eval(*e.lhs);
     if (a.kind == LVal::Kind::Error) return a;
     LVal b = eval(*e.rhs);
@@ -530,7 +535,7 @@ class LaunchEvaluator {
         [&](Loc loc, const std::string& msg) { error(loc, msg); });
   }
 
-  LVal evalCall(const Expr& e) {
+  [[gnu::noinline]] LVal evalCall(const Expr& e) {
     if (e.lhs->kind != ExprKind::Name) return fail(e.loc, "only built-in functions can be called in @launch");
     const std::string& f = e.lhs->str;
     if (f == "cdiv" || f == "next_pow2" || f == "min" || f == "max") return evalMathCall(e, f);
@@ -610,7 +615,7 @@ class LaunchEvaluator {
     return true;
   }
 
-  LVal evalMathCall(const Expr& e, const std::string& f) {
+  [[gnu::noinline]] LVal evalMathCall(const Expr& e, const std::string& f) {
     if (!e.keywords.empty()) return fail(e.keywords[0].loc, f + "() takes no keyword arguments");
     size_t want = f == "next_pow2" ? 1 : 2;
     if (e.items.size() != want && !((f == "min" || f == "max") && e.items.size() >= 2))

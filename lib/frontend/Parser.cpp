@@ -6,6 +6,7 @@
 #include "frontend/Parser.h"
 #include "frontend/Suggest.h"
 
+#include <algorithm>
 #include <string>
 
 namespace tl {
@@ -98,8 +99,12 @@ class Parser {
   const std::vector<Token>& toks_;
   DiagEngine& diag_;
   size_t pos_ = 0;
-  int depth_ = 0;  // expression nesting, bounded so hostile input cannot overflow the stack
-  static constexpr int kMaxDepth = 200;
+  // Nesting, bounded by ast::kMaxNesting so hostile input cannot overflow the stack: the blocks
+  // around the statement being parsed, and the parse functions' own recursion (parentheses,
+  // unary chains). Left-associative and postfix chains are built by loops; their height is
+  // bounded in bounded().
+  int blockDepth_ = 0;
+  int depth_ = 0;
 
   const Token& peek(size_t k = 0) const {
     size_t i = pos_ + k;
@@ -142,8 +147,19 @@ class Parser {
   }
 
   // Error recovery: skip to the end of the current statement. If an indented block follows
-  // (the body of a broken `for ...:` header), skip it too. Always makes progress.
+  // (the body of a broken `for ...:` header), skip it too; if the broken statement was an `if`,
+  // skip its remaining elif/else clauses as well (they would only be "without a matching 'if'").
+  // Always makes progress.
   void synchronize(size_t start) {
+    skipStatement(start);
+    if (start < toks_.size() && toks_[start].isKeyword("if"))
+      while (peek().isKeyword("elif") || peek().isKeyword("else")) {
+        size_t clause = pos_;
+        skipStatement(clause);
+        if (pos_ == clause) break;
+      }
+  }
+  void skipStatement(size_t start) {
     if (pos_ == start && !peek().is(TokKind::End) && !peek().is(TokKind::Dedent) &&
         !peek().is(TokKind::Newline) && !peek().is(TokKind::Indent))
       next();
@@ -244,8 +260,23 @@ class Parser {
     return p;
   }
 
+  // One more enclosing block for the statements parsed while it lives (a body, or an elif).
+  struct BlockGuard {
+    Parser& p;
+    BlockGuard(Parser& parser, const Token& t) : p(parser) {
+      if (++p.blockDepth_ > kMaxNesting) {
+        --p.blockDepth_;
+        p.diag_.error(t.loc, "blocks nested too deeply: more than " + std::to_string(kMaxNesting) +
+                                 " levels of for/if bodies (each elif counts one)");
+        throw SyntaxError{};
+      }
+    }
+    ~BlockGuard() { --p.blockDepth_; }
+  };
+
   // block := NEWLINE INDENT statement { statement } DEDENT | simple_stmt NEWLINE
   std::vector<StmtPtr> block() {
+    BlockGuard g(*this, peek());
     std::vector<StmtPtr> body;
     if (!peek().is(TokKind::Newline)) {  // `if c: x = 1` on one line
       size_t start = pos_;
@@ -363,6 +394,7 @@ class Parser {
     expectOp(":", "at the end of the 'if' line");
     s->body = block();
     if (peek().isKeyword("elif")) {
+      BlockGuard g(*this, peek());  // the elif is an If inside the orelse block
       s->orelse.push_back(ifStatement());
     } else if (peek().isKeyword("else")) {
       next();
@@ -394,25 +426,51 @@ class Parser {
     }
   }
 
+  // Over ast::kMaxNesting: blame the blocks when they take most of the levels, else the expression.
+  [[noreturn]] void failTooDeep(Loc loc) {
+    const std::string limit = std::to_string(kMaxNesting);
+    if (2 * blockDepth_ > kMaxNesting)
+      diag_.error(loc, "blocks nested too deeply: this statement is inside " + std::to_string(blockDepth_) +
+                           " for/if/elif blocks, and a statement and its expression may be at most " + limit +
+                           " levels deep");
+    else
+      diag_.error(loc, "expression too long or nested too deeply: more than " + limit +
+                           " levels (split it into several statements)");
+    throw SyntaxError{};
+  }
+
   struct DepthGuard {
     Parser& p;
     DepthGuard(Parser& parser, const Token& t) : p(parser) {
-      if (++p.depth_ > kMaxDepth) {
+      if (++p.depth_ + p.blockDepth_ > kMaxNesting) {
         --p.depth_;
-        p.fail(t, "expression nested too deeply");
+        p.failTooDeep(t.loc);
       }
     }
     ~DepthGuard() { --p.depth_; }
   };
 
-  static ExprPtr makeBinary(BinOp op, Loc loc, ExprPtr l, ExprPtr r) {
+  // Sets e's height from its children and checks it against the limit (with the enclosing
+  // blocks). Every Expr with children is built through here, so no subtree grows past it.
+  ExprPtr bounded(ExprPtr e) {
+    int h = 0;
+    if (e->lhs) h = std::max(h, e->lhs->height);
+    if (e->rhs) h = std::max(h, e->rhs->height);
+    for (const auto& it : e->items) h = std::max(h, it->height);
+    for (const auto& kw : e->keywords) h = std::max(h, kw.value->height);
+    e->height = h + 1;
+    if (e->height + blockDepth_ > kMaxNesting) failTooDeep(e->loc);
+    return e;
+  }
+
+  ExprPtr makeBinary(BinOp op, Loc loc, ExprPtr l, ExprPtr r) {
     auto e = std::make_unique<Expr>();
     e->kind = ExprKind::Binary;
     e->binOp = op;
     e->loc = loc;
     e->lhs = std::move(l);
     e->rhs = std::move(r);
-    return e;
+    return bounded(std::move(e));
   }
 
   // expr     := xor_expr { "|" xor_expr }
@@ -499,14 +557,14 @@ class Parser {
 
   // unary := ("-" | "+" | "~") unary | postfix
   ExprPtr unary() {
-    DepthGuard g(*this, peek());
     if (peek().isOp("-") || peek().isOp("+") || peek().isOp("~")) {
+      DepthGuard g(*this, peek());  // `- - - x` recurses before its nodes exist
       auto e = std::make_unique<Expr>();
       e->kind = ExprKind::Unary;
       e->unaryOp = peek().text == "-" ? UnaryOp::Neg : peek().text == "+" ? UnaryOp::Pos : UnaryOp::Invert;
       e->loc = next().loc;
       e->lhs = unary();
-      return e;
+      return bounded(std::move(e));
     }
     if (peek().isKeyword("not")) fail(peek(), unsupportedKeywordHint("not"));
     return postfix();
@@ -524,7 +582,7 @@ class Parser {
         arguments(call->items, call->keywords, ")");
         expectOp(")", "to close the call's arguments");
         call->lhs = std::move(e);
-        e = std::move(call);
+        e = bounded(std::move(call));
       } else if (peek().isOp("[")) {
         auto sub = std::make_unique<Expr>();
         sub->kind = ExprKind::Subscript;
@@ -536,7 +594,7 @@ class Parser {
         expectOp("]", "to close the subscript");
         if (sub->items.empty()) fail(peek(), "empty subscript: write x[:, None] or x[None, :]");
         sub->lhs = std::move(e);
-        e = std::move(sub);
+        e = bounded(std::move(sub));
       } else if (peek().isOp(".")) {
         next();
         const Token& n = expectName("an attribute name after '.'");
@@ -545,7 +603,7 @@ class Parser {
         attr->loc = n.loc;
         attr->str = n.text;
         attr->lhs = std::move(e);
-        e = std::move(attr);
+        e = bounded(std::move(attr));
       } else {
         return e;
       }
@@ -625,7 +683,7 @@ class Parser {
             e->items.push_back(expr());
           }
           expectOp(")", "to close the tuple");
-          return e;
+          return bounded(std::move(e));
         }
         if (t.text == "[") fail(t, "lists are not supported: use a tuple (a, b)");
         fail(t, "expected an expression, got " + describe(t));
