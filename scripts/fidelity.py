@@ -54,6 +54,11 @@ def metrics_of(report):
     return {m["metric"]: m["value"] for m in report["memory"]["ncu_metrics"]}
 
 
+def fmt_or_dash(value, spec, suffix=""):
+    """A number of the tl-sim report, or a dash where it is null (a results file without a GPU run)."""
+    return "—" if value is None else format(value, spec) + suffix
+
+
 def verdict(measured, simulated, target):
     if target == "exact":
         return "=" if measured == simulated else "differs"
@@ -70,7 +75,7 @@ def main():
     ap.add_argument("--compare", default="bench/results/gpu/compare.json")
     ap.add_argument("--ncu-large", default="bench/results/gpu/ncu_large.csv",
                     help="ncu at the shapes of bench/gpu/large_shapes.txt (run_h200.sh step ncu-large)")
-    ap.add_argument("--results", default="bench/results/gpu/res/warm",
+    ap.add_argument("--measured", default="bench/results/gpu/res/warm",
                     help="tl-ptx results per kernel (registers and blocks/SM from the driver)")
     ap.add_argument("--out", default="docs/fidelity-tables.md")
     args = ap.parse_args()
@@ -107,28 +112,29 @@ def main():
     # CU_FUNC_ATTRIBUTE_NUM_REGS and cuOccupancyMaxActiveBlocksPerMultiprocessor.
     lines += ["## Occupancy against the driver", "",
               "Measured: tl-ptx on the H200 (bench/results/gpu/res/warm/<k>.json: the driver's register count and "
-              "`cuOccupancyMaxActiveBlocksPerMultiprocessor`). Simulated: `tl-sim kernels/<k>.tl --results "
+              "`cuOccupancyMaxActiveBlocksPerMultiprocessor`). Simulated: `tl-sim kernels/<k>.tl --measured "
               "<that file>`, registers from `ptxas -v` here (`--registers-from ptxas`), blocks per SM from "
               "sim/Occupancy.cpp.", "",
               "| kernel | registers (driver) | registers (ptxas here) | blocks/SM (driver) | blocks/SM (model) | "
               "limiter (model) | agreement | time measured (us) | predicted (us) | error |",
               "|---|---:|---:|---:|---:|---|---|---:|---:|---:|"]
     occ_met = occ_total = 0
-    for name in sorted(os.listdir(args.results)) if os.path.isdir(args.results) else []:
+    for name in sorted(os.listdir(args.measured)) if os.path.isdir(args.measured) else []:
         kernel = f"kernels/{name[:-5]}"
         if not name.endswith(".json") or not os.path.exists(kernel + ".tl"):
             continue
-        res = json.load(open(os.path.join(args.results, name)))
+        res = json.load(open(os.path.join(args.measured, name)))
         sets = [f"{k}={v}" for k, v in res.get("sizes", {}).items()]
         rep = sim_report(args.tl_sim, kernel + ".tl", sets,
-                         ["--num-warps", str(res["num_warps"]), "--results", os.path.join(args.results, name)])
+                         ["--num-warps", str(res["num_warps"]), "--measured", os.path.join(args.measured, name)])
         m = rep["measured"]
         ok = m["occupancy_agrees"] and m["registers"] == rep["registers"]["per_thread"]
         occ_met += ok
         occ_total += 1
         lines.append(f"| {name[:-5]} | {m['registers']} | {rep['registers']['per_thread']} | {m['blocks_per_sm']} | "
                      f"{m['blocks_per_sm_predicted']} | {rep['occupancy']['limiter']} | {'=' if ok else 'differs'} | "
-                     f"{m['median_us']:.1f} | {m['predicted_us']:.1f} | {100 * m['time_error']:+.1f}% |")
+                     f"{fmt_or_dash(m['median_us'], '.1f')} | {m['predicted_us']:.1f} | "
+                     f"{fmt_or_dash(None if m['time_error'] is None else 100 * m['time_error'], '+.1f', '%')} |")
     lines += ["", f"Registers and blocks per SM equal on {occ_met} of {occ_total} kernels. The times of these small "
               "default launches (a few microseconds, mostly launch overhead) are shown for reference, not as a "
               "target (docs/fidelity.md).", ""]

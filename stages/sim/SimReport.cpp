@@ -303,6 +303,7 @@ Json timingJson(const TimingResult& t) {
   j["cycles_per_block"] = t.cyclesPerBlock;
   j["resident_blocks_per_sm"] = t.residentBlocksPerSM;
   j["resident_warps_per_sm"] = t.residentWarpsPerSM;
+  j["active_cycles_per_sm"] = t.activeCyclesPerSM;
   j["dram_bytes"] = t.dramBytes;
   j["l2_bytes"] = t.l2Bytes;
   j["achieved_dram_gbs"] = t.achievedDramGBs;
@@ -372,6 +373,16 @@ Json fusionJson(const ThreadCompilation& tc, const KernelRun& fused, const Launc
   return j;
 }
 
+bool boolAt(const nlohmann::json& m, const char* ptr) {
+  const nlohmann::json::json_pointer p(ptr);
+  return m.is_object() && m.contains(p) && m.at(p).is_boolean() && m.at(p).get<bool>();
+}
+
+std::string stringAt(const nlohmann::json& m, const char* ptr) {
+  const nlohmann::json::json_pointer p(ptr);
+  return m.is_object() && m.contains(p) && m.at(p).is_string() ? m.at(p).get<std::string>() : std::string();
+}
+
 double numberAt(const nlohmann::json& m, const char* ptr) {
   const nlohmann::json::json_pointer p(ptr);
   return m.contains(p) && m.at(p).is_number() ? m.at(p).get<double>() : 0.0;
@@ -389,15 +400,15 @@ Json measuredJson(const nlohmann::json& m, const KernelRun& k, const std::string
   const int blocks = static_cast<int>(numberAt(m, "/resources/blocks_per_sm"));
   auto orNull = [](bool known, const Json& v) { return known ? v : Json(nullptr); };
   Json j;
-  j["source"] = m.value("source", "");
-  const std::string theirs = m.value("source_sha256", std::string());
+  j["source"] = stringAt(m, "/source");
+  const std::string theirs = stringAt(m, "/source_sha256");
   j["source_sha256"] = orNull(!theirs.empty(), theirs);
   j["source_matches"] = orNull(!theirs.empty() && !sourceSha256.empty(), theirs == sourceSha256);
-  j["gpu_ran"] = m.value("/gpu/ran"_json_pointer, false);
+  j["gpu_ran"] = boolAt(m, "/gpu/ran");
   j["timed"] = timed;
   j["note"] = why;
-  j["device"] = m.value("/gpu/device"_json_pointer, std::string());
-  j["sizes"] = Json::parse(m.value("sizes", nlohmann::json::object()).dump());
+  j["device"] = stringAt(m, "/gpu/device");
+  j["sizes"] = m.contains("sizes") && m["sizes"].is_object() ? Json::parse(m["sizes"].dump()) : Json::object();
   j["median_us"] = orNull(timed, medianUs);
   j["gb_per_s"] = orNull(timed && gbps > 0, gbps);
   j["registers"] = orNull(regs > 0, regs);
@@ -511,13 +522,15 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
   if (!o.registers && o.measured) {
     // What the driver said about the compiled kernel is better than an estimate (fused kernel
     // only: the unfused kernels were not the ones measured).
-    int measuredRegs = o.measured->value("/resources/registers"_json_pointer, 0);
+    int measuredRegs = static_cast<int>(numberAt(*o.measured, "/resources/registers"));
     if (measuredRegs > 0) {
       bool first = true;
-      o.registers = [measuredRegs, first](const Function& threadIR) mutable {
+      const bool ran = boolAt(*o.measured, "/gpu/ran");
+      o.registers = [measuredRegs, first, ran](const Function& threadIR) mutable {
         if (!first) return estimateRegisters(threadIR);
         first = false;
-        return compiledRegisters(measuredRegs, "driver (CU_FUNC_ATTRIBUTE_NUM_REGS, from the results file)");
+        return compiledRegisters(measuredRegs, ran ? "driver (CU_FUNC_ATTRIBUTE_NUM_REGS, from the results file)"
+                                                   : "ptxas (from the results file, no GPU run)");
       };
     }
   }

@@ -130,9 +130,8 @@ void measuredLines(const Json& m, std::ostringstream& os) {
   auto intOr = [](const Json& v) { return v.is_null() ? std::string("?") : std::to_string(v.get<int>()); };
   if (!m["timed"].get<bool>()) {
     os << "  measured: none: " << m["note"].get<std::string>() << "\n";
-    if (!m["blocks_per_sm"].is_null() || !m["registers"].is_null())
-      os << "            registers " << intOr(m["registers"]) << ", blocks/SM " << intOr(m["blocks_per_sm"])
-         << " from the file\n";
+    if (!m["registers"].is_null())
+      os << "            the file has registers (" << intOr(m["registers"]) << " per thread) but no driver occupancy\n";
     return;
   }
   os << "  measured (" << m["device"].get<std::string>() << "): " << fmt("%.2f", m["median_us"].get<double>())
