@@ -149,7 +149,7 @@ MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisIn
   int64_t alignElems = std::max<int64_t>(1, (p ? p->divisibility[o] : 1) / elemBytes);
   int64_t run = std::min<int64_t>(layout->sizePerThread()[kept[o]], t.shape[o]);
   int64_t vec = std::min({contig, alignElems, 16 / elemBytes, run});
-  a.why = "layout kept: fastest dim " + std::to_string(o) + " (" + std::to_string(run) + " per thread), contiguity " +
+  a.why = "in this layout: fastest dim " + std::to_string(o) + " (" + std::to_string(run) + " per thread), contiguity " +
           std::to_string(contig) + ", alignment " + std::to_string(alignElems * elemBytes) + " B";
   auto limitBy = [&](size_t idx, const char* what) {  // one predicate (and `other`) per vector
     if (memOp.numOperands() <= idx) return;

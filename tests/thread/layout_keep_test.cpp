@@ -1,5 +1,6 @@
 // trans and keepLayouts in the layout passes and the lowering (docs/layouts.md, "trans" and
 // "Keeping the layouts the source implies"):
+//   - the op's rules: the verifier's (shape, dtype, swapped layout) and the front end's error;
 //   - transposedLayout: for every default layout, thread t's register r holds the mirrored
 //     element, so trans moves no data; coverage and register counts are the operand's;
 //   - without keepLayouts trans is free (no conversion at it); with keepLayouts every
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <map>
 
+#include "ir/Parser.h"
 #include "ir/Printer.h"
 #include "layout_test_util.h"
 #include <unistd.h>
@@ -52,6 +54,44 @@ TEST(TransLayout, MirrorsEveryDefaultLayout) {
 TEST(TransLayout, NeedsARank2BlockedLayout) {
   EXPECT_THROW(transposedLayout(*defaultBlockedLayout({128}, 4, 1)), std::invalid_argument);
   EXPECT_THROW(transposedLayout(*Layout::slice(0, defaultBlockedLayout({32, 32}, 4, 1))), std::invalid_argument);
+}
+
+// --- the op's rules: verifier and front end ------------------------------------------------------
+
+std::string parseError(const std::string& body) {
+  std::string text = "func @f() {\n" + body + "  return\n}\n";
+  DiagEngine diag(std::make_shared<SourceFile>("<test>", text));
+  auto fn = parseFunction(text, diag);
+  return diag.hasErrors() ? diag.renderAll() : "";
+}
+
+TEST(TransRules, Verifier) {
+  const std::string c84 = "  %c = constant {value = 1} : <8x4xi32>\n";
+  EXPECT_EQ(parseError(c84 + "  %t = trans %c : <4x8xi32>\n"), "");
+  EXPECT_NE(parseError("  %a = arange {start = 0, end = 8} : <8xi32>\n  %t = trans %a : <8xi32>\n")
+                .find("trans: operand must be a rank-2 tile"), std::string::npos);
+  EXPECT_NE(parseError(c84 + "  %t = trans %c : <8x4xi32>\n").find("trans: result types differ"), std::string::npos);
+  EXPECT_NE(parseError(c84 + "  %t = trans %c : <4x8xf32>\n").find("trans: result types differ"), std::string::npos);
+  // With layouts: the result's is the operand's with the dims swapped, nothing else.
+  const std::string l84 = "#blocked<spt=[1,2], tpw=[8,4], wpc=[2,1], order=[1,0]>";
+  const std::string swapped = "#blocked<spt=[2,1], tpw=[4,8], wpc=[1,2], order=[0,1]>";
+  const std::string c = "  %c = constant {value = 1} : <8x4xi32, " + l84 + ">\n";
+  EXPECT_EQ(parseError(c + "  %t = trans %c : <4x8xi32, " + swapped + ">\n"), "");
+  EXPECT_NE(parseError(c + "  %t = trans %c : <4x8xi32, " + l84 + ">\n").find("trans: result layout must be"),
+            std::string::npos);
+  EXPECT_NE(parseError(c + "  %t = trans %c : <4x8xi32>\n").find("trans: result layout must be"), std::string::npos);
+}
+
+TEST(TransRules, FrontEndNeedsA2DTile) {
+  namespace fs = std::filesystem;
+  fs::path path = fs::temp_directory_path() / ("tl_trans_bad_" + std::to_string(::getpid()) + ".tl");
+  std::ofstream(path) << "@launch(N=8, x=zeros((8,), output=True))\n@jit\ndef k(x, N):\n"
+                         "    offs = arange(0, 8)\n    store(x + offs, trans(offs))\n";
+  std::ostringstream err;
+  auto k = compileKernelFile(path.string(), {}, err);
+  fs::remove(path);
+  EXPECT_FALSE(k);
+  EXPECT_NE(err.str().find(":5:27: error: trans() needs a 2-D tile, got"), std::string::npos) << err.str();
 }
 
 // --- the passes ----------------------------------------------------------------------------------
@@ -235,7 +275,7 @@ TEST(KeepLayoutsExecuted, TiledTransposeIsCoalescedOnBothSides) {
   ASSERT_EQ(tc.shared.buffers.size(), 1u) << tc.shared.str();
   EXPECT_EQ(tc.shared.buffers[0].loc.line, lineOf("transpose_tiled", "t = trans(tile)")) << tc.shared.str();
   EXPECT_TRUE(tc.keepLayouts);
-  EXPECT_NE(explainMemoryLayouts(tc).find("layout kept"), std::string::npos) << explainMemoryLayouts(tc);
+  EXPECT_NE(explainMemoryLayouts(tc).find("in this layout: fastest dim 1"), std::string::npos) << explainMemoryLayouts(tc);
 }
 
 // --- trans of non-square tiles, executed ---------------------------------------------------------
