@@ -1,0 +1,603 @@
+// tl-grade's engine (Grader.h): building each graded launch, running the reference and the
+// submission through the stage libraries, and evaluating the spec's checks over what they report.
+#include "grader/Grader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "block/BlockInterpreter.h"
+#include "frontend/AST.h"
+#include "frontend/Frontend.h"
+#include "ir/Pass.h"
+#include "runtime/Checks.h"
+#include "runtime/Hash.h"
+#include "sim/SimReport.h"
+#include "sim/ThreadExecutor.h"
+#include "thread/Pipeline.h"
+#if TL_GRADE_HAVE_PTX
+#include "ptx/Registers.h"
+#endif
+
+namespace tl::grade {
+
+namespace fs = std::filesystem;
+
+bool GradeResult::allPass() const {
+  if (!infrastructureError.empty()) return false;
+  for (const auto& c : checks)
+    if (!c.pass) return false;
+  return true;
+}
+
+namespace {
+
+// The largest submission read (a .tl kernel is a few KB).
+constexpr uintmax_t kMaxSourceBytes = 1 << 20;
+
+// A source file parsed once, with its @launch restricted to what the lab lets it choose.
+struct Source {
+  std::shared_ptr<SourceFile> file;
+  std::unique_ptr<ParsedKernel> parsed;
+};
+
+std::string readSource(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw std::runtime_error(path + ": not a regular file");
+  if (fs::file_size(path, ec) > kMaxSourceBytes) throw std::runtime_error(path + ": larger than 1 MiB");
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Parses; drops the @launch keywords the lab does not let the submission choose (noting each).
+// False with the rendered diagnostics in `error` when it does not parse.
+bool parseRestricted(const std::string& path, const std::string& text, const LabSpec& spec, Source& src,
+                     std::vector<std::string>* notes, std::string& error) {
+  src.file = std::make_shared<SourceFile>(path, text);
+  DiagEngine diag(src.file);
+  src.parsed = parseKernelFile(src.file, diag);
+  if (!src.parsed || diag.hasErrors()) {
+    error = diag.renderAll();
+    return false;
+  }
+  const ast::Kernel* main = src.parsed->module->mainKernel();
+  for (auto& k : src.parsed->module->kernels) {
+    if (&k != main) continue;
+    for (auto& d : k.decorators) {
+      if (d.name != "launch") continue;
+      auto& kws = d.keywords;
+      auto isProblem = [&](const std::string& n) {
+        return std::any_of(spec.problem.begin(), spec.problem.end(), [&](const auto& a) { return a.first == n; });
+      };
+      for (const auto& kw : kws)
+        if (!spec.submissionChooses.count(kw.name) && !isProblem(kw.name) && notes)
+          notes->push_back("your @launch sets '" + kw.name + "' (line " + std::to_string(kw.loc.line) +
+                           "), which the lab does not let a submission choose: it was ignored");
+      kws.erase(std::remove_if(kws.begin(), kws.end(),
+                               [&](const ast::Keyword& kw) { return !spec.submissionChooses.count(kw.name); }),
+                kws.end());
+    }
+  }
+  return true;
+}
+
+// The overrides of one step: the lab's problem, then the launch's and the step's own, then SEED.
+std::vector<LaunchOverride> overridesFor(const LabSpec& spec, const LabLaunch& launch, const LabStep& step,
+                                         uint64_t seed) {
+  std::vector<LaunchOverride> out;
+  out.push_back({"SEED", std::to_string(seed)});
+  for (const auto& [n, e] : spec.problem) out.push_back({n, e});
+  for (const auto& [n, e] : launch.set) out.push_back({n, e});
+  for (const auto& [n, e] : step.set) out.push_back({n, e});
+  return out;
+}
+
+struct Built {
+  LaunchConfig launch;
+  std::unique_ptr<Function> ir;
+};
+
+bool build(const Source& src, const std::vector<LaunchOverride>& overrides, Built& out, std::string& error) {
+  DiagEngine diag(src.file);
+  out.launch = evalLaunch(*src.parsed, overrides, diag);
+  if (!diag.hasErrors()) out.ir = compileKernel(*src.parsed, specializationFor(*src.parsed, out.launch), diag);
+  if (diag.hasErrors() || !out.ir) {
+    error = diag.renderAll();
+    return false;
+  }
+  return true;
+}
+
+// How a run ended.
+enum class RunStatus { Ok, CompileError, OutOfBounds, Race, RuntimeError };
+
+struct LaunchRun {
+  RunStatus status = RunStatus::Ok;
+  std::string error;                    // rendered at its line
+  std::vector<Memory> steps;            // memory after each step that ran
+  std::vector<UnwrittenOutput> unwritten;  // over every step
+};
+
+RunStatus classify(const RuntimeError& e) {
+  std::string m = e.what();
+  if (m.find("out of bounds") != std::string::npos) return RunStatus::OutOfBounds;
+  if (m.find("race") != std::string::npos) return RunStatus::Race;
+  return RunStatus::RuntimeError;
+}
+
+// Runs every step of `launch` on one engine; `onTile` is the tl-block reference, else tl-thread.
+LaunchRun runLaunch(const LabSpec& spec, const Source& src, const LabLaunch& launch, uint64_t seed, bool onTile) {
+  LaunchRun run;
+  for (size_t s = 0; s < launch.steps.size(); ++s) {
+    const LabStep& step = launch.steps[s];
+    Built b;
+    if (!build(src, overridesFor(spec, launch, step, seed), b, run.error)) {
+      run.status = RunStatus::CompileError;
+      return run;
+    }
+    try {
+      Memory mem = Memory::fromLaunch(b.launch);
+      for (const auto& [dst, from] : step.feed) {
+        Buffer* d = mem.find(dst);
+        const Buffer* f = run.steps.back().find(from);
+        if (!d || !f || d->bytes.size() != f->bytes.size() || d->dtype != f->dtype)
+          throw std::runtime_error("step " + std::to_string(s + 1) + " of launch '" + launch.name + "': cannot feed '" +
+                                   from + "' into '" + dst + "' (missing, or another size or dtype)");
+        d->bytes = f->bytes;
+      }
+      if (onTile) {
+        blockPipeline().run(*b.ir);
+        runBlock(*b.ir, b.launch, mem);
+      } else {
+        ThreadCompileOptions to;
+        to.keepLayouts = spec.keepLayouts;
+        ThreadCompilation tc = compileToThreadIR(*b.ir, b.launch, to);
+        ExecOptions eo;
+        eo.recordAccesses = false;
+        eo.detectRaces = true;
+        runThreadIR(*tc.threadIR, b.launch, mem, eo);
+      }
+      for (auto& u : findUnwritten(mem)) run.unwritten.push_back(std::move(u));
+      run.steps.push_back(std::move(mem));
+    } catch (const RuntimeError& e) {
+      run.status = classify(e);
+      run.error = renderDiagnostic(src.file.get(), Severity::Error, e.loc, e.what());
+      return run;
+    } catch (const IRError& e) {
+      run.status = RunStatus::RuntimeError;
+      run.error = renderDiagnostic(src.file.get(), Severity::Error, e.loc,
+                                   std::string("internal compiler error: ") + e.what());
+      return run;
+    }
+  }
+  return run;
+}
+
+// The tl-sim report of a launch's first step (the kernel as the problem sizes it).
+nlohmann::json simulate(const LabSpec& spec, const Source& src, const std::string& path, const LabLaunch& launch,
+                        uint64_t seed, std::string& error) {
+  Built b;
+  if (!build(src, overridesFor(spec, launch, launch.steps.front(), seed), b, error)) return nullptr;
+  SimOptions so;
+  so.sourcePath = path;
+  so.sourceText = src.file->text();
+  so.unfused = spec.needsFusion();
+  so.keepLayouts = spec.keepLayouts;
+#if TL_GRADE_HAVE_PTX
+  so.registers = ptxasRegisterSource(loadGpu(so.gpu).arch);
+#endif
+  try {
+    SimReport r = simulateKernel(*b.ir, b.launch, so);
+    return nlohmann::json::parse(r.json.dump());
+  } catch (const RuntimeError& e) {
+    error = renderDiagnostic(src.file.get(), Severity::Error, e.loc, e.what());
+  } catch (const IRError& e) {
+    error = renderDiagnostic(src.file.get(), Severity::Error, e.loc, std::string("internal compiler error: ") + e.what());
+  }
+  return nullptr;
+}
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-3)) os << std::setprecision(3) << std::scientific << v;
+  else os << std::setprecision(4) << v;
+  return os.str();
+}
+
+// A metric check's figure: the field (aggregated over the selected elements), divided as asked.
+// nullopt with `why` when the report does not have it.
+std::optional<double> metricValue(const LabCheck& c, const nlohmann::json& report, std::string& why,
+                                  size_t* matched = nullptr) {
+  auto number = [](const nlohmann::json* v) -> std::optional<double> {
+    if (!v) return std::nullopt;
+    if (v->is_number()) return v->get<double>();
+    if (v->is_boolean()) return v->get<bool>() ? 1.0 : 0.0;
+    return std::nullopt;
+  };
+  std::optional<double> value;
+  if (!c.value.empty()) {
+    const nlohmann::json* arr = lookup(report, c.value);
+    if (!arr || !arr->is_array()) {
+      why = "the report has no list '" + c.value + "'";
+      return std::nullopt;
+    }
+    std::vector<double> xs;
+    for (const auto& e : *arr) {
+      bool keep = true;
+      for (const auto& [k, want] : c.where) {
+        const nlohmann::json* got = lookup(e, k);
+        keep = keep && got && (*got == want || (got->is_array() && std::find(got->begin(), got->end(), want) != got->end()));
+      }
+      if (!keep) continue;
+      if (c.aggregate == "count") {
+        xs.push_back(1);
+        continue;
+      }
+      auto x = number(lookup(e, c.field));
+      if (!x) {
+        why = "an element of '" + c.value + "' has no number '" + c.field + "'";
+        return std::nullopt;
+      }
+      xs.push_back(*x);
+    }
+    if (matched) *matched = xs.size();
+    if (xs.empty() && c.aggregate != "count" && c.aggregate != "sum") {
+      why = "nothing in '" + c.value + "' matches the check's filter";
+      return std::nullopt;
+    }
+    double acc = c.aggregate == "max" ? -INFINITY : c.aggregate == "min" ? INFINITY : 0;
+    for (double x : xs) {
+      if (c.aggregate == "max") acc = std::max(acc, x);
+      else if (c.aggregate == "min") acc = std::min(acc, x);
+      else acc += x;
+    }
+    if (c.aggregate == "mean") acc /= double(xs.size());
+    value = acc;
+  } else {
+    value = number(lookup(report, c.field));
+    if (!value) {
+      why = "the report has no number '" + c.field + "'";
+      return std::nullopt;
+    }
+  }
+  if (!c.divideBy.empty()) {
+    auto d = number(lookup(report, c.divideBy));
+    if (!d || *d == 0) {
+      why = "the report has no non-zero '" + c.divideBy + "' to divide by";
+      return std::nullopt;
+    }
+    *value /= *d;
+  }
+  return value;
+}
+
+std::string metricName(const LabCheck& c) {
+  std::string s = c.value.empty() ? c.field : c.aggregate + " " + c.field + " over " + c.value;
+  if (!c.where.empty()) {
+    s += " where";
+    for (const auto& [k, v] : c.where) s += " " + k + "=" + v.dump();
+  }
+  if (!c.divideBy.empty()) s += " / " + c.divideBy;
+  if (c.relativeToReference) s += ", relative to the reference";
+  return s;
+}
+
+std::string launchName(const LabLaunch& l) { return l.hidden ? "an unseen launch" : "launch '" + l.name + "'"; }
+
+bool checksLaunch(const LabCheck& c, const std::string& launch) {
+  return c.launches.empty() || std::find(c.launches.begin(), c.launches.end(), launch) != c.launches.end();
+}
+
+}  // namespace
+
+ReferenceRuns runReference(const LabSpec& spec, uint64_t seed) {
+  ReferenceRuns ref;
+  ref.seed = seed;
+  const std::string path = spec.reference.string();
+  Source src;
+  std::string error;
+  if (!parseRestricted(path, readSource(path), spec, src, nullptr, error))
+    throw std::runtime_error("the lab's reference " + path + " does not compile:\n" + error);
+  for (const LabLaunch& l : spec.launches) {
+    LaunchRun run = runLaunch(spec, src, l, seed, /*onTile=*/true);
+    if (run.status != RunStatus::Ok)
+      throw std::runtime_error("the lab's reference fails at launch '" + l.name + "':\n" + run.error);
+    ref.outputs.emplace(l.name, std::move(run.steps.back()));
+    if (l.simulate) {
+      nlohmann::json rep = simulate(spec, src, path, l, seed, error);
+      if (rep.is_null()) throw std::runtime_error("the lab's reference does not simulate at '" + l.name + "':\n" + error);
+      ref.reports.emplace(l.name, std::move(rep));
+    }
+  }
+  return ref;
+}
+
+GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const ReferenceRuns& reference) {
+  auto start = std::chrono::steady_clock::now();
+  GradeResult g;
+  g.submission = path;
+  g.seed = reference.seed;
+  auto finish = [&]() -> GradeResult {
+    for (const auto& c : g.checks) {
+      g.maxScore += c.points;
+      if (c.pass) g.score += c.points;
+    }
+    if (spec.performance.enabled) {
+      g.maxScore += spec.performance.points;
+      g.score += g.performance.earned;
+    }
+    g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(g);
+  };
+  auto gate = [&](const char* id, bool pass, std::string detail, std::string hint) {
+    g.checks.push_back({id, id, pass, 0, std::move(detail), std::move(hint), std::nullopt});
+  };
+  auto failRest = [&](const std::string& why) {
+    for (const LabCheck& c : spec.checks) g.checks.push_back({c.id, checkKindName(c.kind), false, c.points, why, c.hint, {}});
+    if (spec.performance.enabled) g.performance.points = spec.performance.points;
+  };
+
+  try {
+    std::string text = readSource(path);
+    g.sourceSha256 = sha256Hex(text);
+    Source src;
+    std::string error;
+    if (!parseRestricted(path, text, spec, src, &g.notes, error)) {
+      gate("compiles", false, error, "Fix the first error: it points at its line.");
+      gate("signature", false, "not checked: the submission does not parse", "");
+      failRest("not graded: the submission does not compile");
+      return finish();
+    }
+    // The signature: names, order and constexpr-ness of the parameters, and the kernel's name.
+    std::vector<ParsedKernel::ParamDecl> params = src.parsed->params();
+    std::string want, have;
+    for (const auto& p : spec.params) want += (want.empty() ? "" : ", ") + p.name + (p.isConstexpr ? ": constexpr" : "");
+    for (const auto& p : params) have += (have.empty() ? "" : ", ") + p.name + (p.isConstexpr ? ": constexpr" : "");
+    bool sigOk = want == have && (spec.kernelName.empty() || spec.kernelName == src.parsed->kernelName());
+    std::string sigDetail = "def " + src.parsed->kernelName() + "(" + have + ")";
+    if (!sigOk)
+      sigDetail += "\nthe lab requires: def " + (spec.kernelName.empty() ? std::string("<any name>") : spec.kernelName) +
+                   "(" + want + ")";
+    // It compiles at the first launch (the gate); other launches may still fail to evaluate.
+    Built first;
+    bool compiles = build(src, overridesFor(spec, spec.launches.front(), spec.launches.front().steps.front(), g.seed),
+                          first, error);
+    gate("compiles", compiles, compiles ? "" : error, "Fix the first error: it points at its line.");
+    gate("signature", sigOk, sigDetail, "Keep the starter's kernel name and parameters: the lab launches it with them.");
+    if (!compiles || !sigOk) {
+      failRest(compiles ? "not graded: the signature differs" : "not graded: the submission does not compile");
+      return finish();
+    }
+
+    // Every launch on tl-thread; the outcome per launch feeds the correctness kinds.
+    std::map<std::string, LaunchRun> runs;
+    for (const LabLaunch& l : spec.launches) runs.emplace(l.name, runLaunch(spec, src, l, g.seed, /*onTile=*/false));
+    std::map<std::string, nlohmann::json> reports;
+    std::map<std::string, std::string> simErrors;
+    for (const LabLaunch& l : spec.launches) {
+      if (!l.simulate) continue;
+      std::string err;
+      nlohmann::json rep = simulate(spec, src, path, l, g.seed, err);
+      if (rep.is_null()) simErrors[l.name] = err;
+      else reports.emplace(l.name, std::move(rep));
+    }
+
+    bool correctEverywhere = true;
+    for (const LabCheck& c : spec.checks) {
+      CheckOutcome o{c.id, checkKindName(c.kind), true, c.points, "", c.hint, std::nullopt};
+      auto failWith = [&](const std::string& line) {
+        o.pass = false;
+        o.detail += (o.detail.empty() ? "" : "\n") + line;
+      };
+      if (c.kind == CheckKind::Metric) {
+        const LabLaunch* l = spec.findLaunch(c.launch);
+        auto rep = reports.find(c.launch);
+        if (rep == reports.end()) {
+          failWith("no simulation at " + launchName(*l) + ":\n" + simErrors[c.launch]);
+        } else {
+          std::string why;
+          std::optional<double> v = metricValue(c, rep->second, why);
+          if (v && c.relativeToReference) {
+            std::optional<double> r = metricValue(c, reference.reports.at(c.launch), why);
+            if (!r || *r == 0) v.reset(), why = why.empty() ? "the reference's figure is 0" : why;
+            else *v /= *r;
+          }
+          if (!v) {
+            failWith(why);
+          } else {
+            o.value = *v;
+            bool ok = (!c.min || *v >= *c.min) && (!c.max || *v <= *c.max);
+            std::string bound = c.min && c.max ? "between " + fmt(*c.min) + " and " + fmt(*c.max)
+                                : c.min      ? "at least " + fmt(*c.min)
+                                             : "at most " + fmt(*c.max);
+            std::string line = metricName(c) + " at " + launchName(*l) + " = " + fmt(*v) + " (must be " + bound + ")";
+            if (ok) o.detail = line;
+            else failWith(line);
+          }
+        }
+      } else {
+        for (const LabLaunch& l : spec.launches) {
+          if (!checksLaunch(c, l.name)) continue;
+          const LaunchRun& run = runs.at(l.name);
+          switch (c.kind) {
+            case CheckKind::Correct: {
+              if (run.status != RunStatus::Ok) {
+                failWith(launchName(l) + " did not run to the end:\n" + run.error);
+                break;
+              }
+              for (const CheckedOutput& co :
+                   compareAllOutputs(reference.outputs.at(l.name), run.steps.back(), CheckAgainst::Reference,
+                                     "reference", spec.tolerance)) {
+                if (co.cmp.pass) continue;
+                std::string what = !co.cmp.reason.empty() ? co.cmp.reason
+                                   : std::to_string(co.cmp.mismatches) + " elements differ from the reference's";
+                if (!l.hidden && co.cmp.reason.empty())
+                  what += " (worst at " + formatIndex(co.shape, co.cmp.worstIndex) + ", max abs error " +
+                          fmt(co.cmp.maxAbsErr) + ")";
+                failWith(launchName(l) + ": " + co.output + ": " + what);
+              }
+              break;
+            }
+            case CheckKind::Written:
+              if (run.status != RunStatus::Ok) failWith(launchName(l) + " did not run to the end");
+              for (const auto& u : run.unwritten) failWith(launchName(l) + ": " + describeUnwritten(u));
+              break;
+            case CheckKind::InBounds:
+              if (run.status == RunStatus::OutOfBounds) failWith(launchName(l) + ":\n" + run.error);
+              break;
+            case CheckKind::RaceFree:
+              if (run.status == RunStatus::Race) failWith(launchName(l) + ":\n" + run.error);
+              break;
+            case CheckKind::Metric: break;
+          }
+        }
+        if (o.pass) o.detail = "every graded launch";
+      }
+      if (c.kind == CheckKind::Correct && !o.pass) correctEverywhere = false;
+      g.checks.push_back(std::move(o));
+    }
+
+    // Performance: the predicted time against the reference's; a wrong kernel earns nothing.
+    if (spec.performance.enabled) {
+      const LabPerformance& pf = spec.performance;
+      PerformanceOutcome& p = g.performance;
+      p.points = pf.points;
+      auto rep = reports.find(pf.launch);
+      const nlohmann::json* sub = rep == reports.end() ? nullptr : lookup(rep->second, "timing.time_us");
+      const nlohmann::json* ref = lookup(reference.reports.at(pf.launch), "timing.time_us");
+      bool allRan = true;
+      for (const auto& [name, run] : runs) allRan = allRan && run.status == RunStatus::Ok;
+      if (!sub || !ref || !sub->is_number() || !ref->is_number() || ref->get<double>() <= 0) {
+        p.detail = "no predicted time at launch '" + pf.launch + "'";
+      } else if (!correctEverywhere || !allRan) {
+        p.graded = true;
+        p.submissionUs = sub->get<double>();
+        p.referenceUs = ref->get<double>();
+        p.ratio = p.submissionUs / p.referenceUs;
+        p.detail = "no performance points: the kernel is not correct at every launch";
+      } else {
+        p.graded = true;
+        p.submissionUs = sub->get<double>();
+        p.referenceUs = ref->get<double>();
+        p.ratio = p.submissionUs / p.referenceUs;
+        // Full points up to fullWithin, then down on a log scale to minimalPoints at minimalBeyond.
+        double t = std::log(p.ratio / pf.fullWithin) / std::log(pf.minimalBeyond / pf.fullWithin);
+        t = std::clamp(t, 0.0, 1.0);
+        p.earned = pf.points - t * (pf.points - pf.minimalPoints);
+        p.detail = "predicted " + fmt(p.submissionUs) + " us vs the reference's " + fmt(p.referenceUs) + " us (" +
+                   fmt(p.ratio) + "x); full points within " + fmt(pf.fullWithin) + "x";
+      }
+    }
+  } catch (const std::exception& e) {
+    g.infrastructureError = e.what();
+  }
+  return finish();
+}
+
+nlohmann::ordered_json toJson(const GradeResult& r) {
+  nlohmann::ordered_json j;
+  j["submission"] = r.submission;
+  j["source_sha256"] = r.sourceSha256;
+  j["seed"] = r.seed;
+  j["pass"] = r.allPass();
+  j["score"] = r.score;
+  j["max_score"] = r.maxScore;
+  j["seconds"] = r.seconds;
+  j["tool_version"] = releaseVersion();
+  if (!r.infrastructureError.empty()) j["infrastructure_error"] = r.infrastructureError;
+  j["notes"] = r.notes;
+  j["checks"] = nlohmann::ordered_json::array();
+  for (const auto& c : r.checks) {
+    nlohmann::ordered_json o = {{"id", c.id}, {"kind", c.kind}, {"pass", c.pass}, {"points", c.points},
+                                {"earned", c.pass ? c.points : 0.0}, {"detail", c.detail}};
+    if (c.value) o["value"] = *c.value;
+    if (!c.pass) o["hint"] = c.hint;
+    j["checks"].push_back(std::move(o));
+  }
+  const PerformanceOutcome& p = r.performance;
+  j["performance"] = {{"graded", p.graded},           {"points", p.points},       {"earned", p.earned},
+                      {"predicted_us", p.submissionUs}, {"reference_us", p.referenceUs}, {"ratio", p.ratio},
+                      {"detail", p.detail}};
+  return j;
+}
+
+static std::string xmlEscape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') o += ' ';
+        else o += c;
+    }
+  }
+  return o;
+}
+
+std::string toJUnit(const std::vector<GradeResult>& results, const std::string& labTitle) {
+  int tests = 0, failures = 0, errors = 0;
+  std::ostringstream cases;
+  for (const auto& r : results) {
+    std::string cls = xmlEscape(fs::path(r.submission).filename().string());
+    if (!r.infrastructureError.empty()) {
+      ++tests, ++errors;
+      cases << "  <testcase classname=\"" << cls << "\" name=\"grading\"><error message=\""
+            << xmlEscape(r.infrastructureError) << "\"/></testcase>\n";
+      continue;
+    }
+    for (const auto& c : r.checks) {
+      ++tests;
+      cases << "  <testcase classname=\"" << cls << "\" name=\"" << xmlEscape(c.id) << "\"";
+      if (c.pass) {
+        cases << "/>\n";
+      } else {
+        ++failures;
+        cases << "><failure message=\"" << xmlEscape(c.hint.empty() ? c.id : c.hint) << "\">" << xmlEscape(c.detail)
+              << "</failure></testcase>\n";
+      }
+    }
+  }
+  std::ostringstream os;
+  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" << xmlEscape(labTitle) << "\" tests=\"" << tests
+     << "\" failures=\"" << failures << "\" errors=\"" << errors << "\">\n"
+     << cases.str() << "</testsuite>\n";
+  return os.str();
+}
+
+std::string formatResult(const GradeResult& r, const LabSpec& spec) {
+  std::ostringstream os;
+  os << "tl-grade: " << spec.title << "\n  submission " << r.submission << "  (seed " << r.seed << ")\n";
+  for (const auto& n : r.notes) os << "  note: " << n << "\n";
+  if (!r.infrastructureError.empty()) {
+    os << "  ERROR (the grader, not the submission): " << r.infrastructureError << "\n";
+    return os.str();
+  }
+  auto indent = [](const std::string& text, const char* pad) {
+    std::string out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out += pad + line + "\n";
+    return out;
+  };
+  for (const auto& c : r.checks) {
+    os << "  " << (c.pass ? "PASS " : "FAIL ") << std::left << std::setw(18) << c.id << std::right;
+    std::string first = c.detail.substr(0, c.detail.find('\n'));
+    if (c.pass || c.detail.find('\n') == std::string::npos) os << " " << first << "\n";
+    else os << "\n" << indent(c.detail, "         ");
+    if (!c.pass && !c.hint.empty()) os << "       hint: " << c.hint << "\n";
+  }
+  if (spec.performance.enabled) {
+    const PerformanceOutcome& p = r.performance;
+    os << "  performance: " << p.detail << ": " << fmt(p.earned) << " / " << fmt(p.points) << " points\n";
+  }
+  os << "  score: " << fmt(r.score) << " / " << fmt(r.maxScore) << "  (" << (r.allPass() ? "every check passes" : "some checks fail")
+     << ", graded in " << std::fixed << std::setprecision(2) << r.seconds << " s)\n";
+  return os.str();
+}
+
+}  // namespace tl::grade

@@ -1,0 +1,83 @@
+// tl-grade's engine: one submission against one lab, with no GPU.
+//
+// The grader does not simulate or compare anything itself. It drives the stage libraries and
+// reads what they already produce:
+//   - the front end (compile errors, rendered at their line; the signature);
+//   - tl-block for the reference solution's outputs, tl-thread (the warp-level executor, with
+//     race detection) for the submission's, compared by runtime/Checks.h (the same comparison
+//     every stage prints) and the never-written report (Buffer::stored);
+//   - tl-sim's JSON report (stages/sim/SimReport.h) for every metric check and the predicted
+//     time, read by dotted paths (docs/sim.md is its schema).
+//
+// It cannot be gamed: the submission's @launch keeps only the keywords the lab lets it choose,
+// the problem (sizes, buffers) and a fresh SEED come from the lab, the signature is checked, and
+// every figure comes from the deterministic simulator, never from the submission.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grader/LabSpec.h"
+#include "runtime/Memory.h"
+
+namespace tl::grade {
+
+struct CheckOutcome {
+  std::string id;
+  std::string kind;      // checkKindName, or "compiles" / "signature" for the gates
+  bool pass = false;
+  double points = 0;     // what it is worth
+  std::string detail;    // what was found (one or more lines)
+  std::string hint;      // the spec's hint, shown when it fails
+  std::optional<double> value;  // metric checks: the figure compared with the bounds
+};
+
+struct PerformanceOutcome {
+  bool graded = false;
+  double submissionUs = 0, referenceUs = 0, ratio = 0;
+  double points = 0, earned = 0;
+  std::string detail;
+};
+
+struct GradeResult {
+  std::string submission;  // the path as given
+  std::string sourceSha256;
+  uint64_t seed = 0;
+  std::vector<std::string> notes;     // e.g. @launch keywords the lab replaced
+  std::vector<CheckOutcome> checks;   // the gates (compiles, signature), then the spec's checks
+  PerformanceOutcome performance;
+  double score = 0, maxScore = 0;
+  double seconds = 0;                 // wall time of this grading
+  std::string infrastructureError;    // set when the grader itself failed (exit 2)
+  bool allPass() const;
+};
+
+// What the reference solution produced at every launch of one grading seed: computed once and
+// shared by every submission of a class.
+struct ReferenceRuns {
+  uint64_t seed = 0;
+  std::map<std::string, Memory> outputs;               // launch -> memory after its last step
+  std::map<std::string, nlohmann::json> reports;       // simulated launch -> tl-sim report
+};
+
+// Runs the reference at every launch. Throws std::runtime_error when the lab's own solution does
+// not compile or run (an infrastructure error: the lab is broken, not the submission).
+ReferenceRuns runReference(const LabSpec& spec, uint64_t seed);
+
+// Grades one submission. Never throws for anything the submission does; a grader failure is
+// reported in GradeResult::infrastructureError.
+GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const ReferenceRuns& reference);
+
+// The whole result as JSON (tl-grade --json), and as a JUnit XML test suite (--junit).
+nlohmann::ordered_json toJson(const GradeResult& r);
+std::string toJUnit(const std::vector<GradeResult>& results, const std::string& labTitle);
+// The readable report a student sees; hidden launches are not described.
+std::string formatResult(const GradeResult& r, const LabSpec& spec);
+
+}  // namespace tl::grade

@@ -1,0 +1,181 @@
+// tl-grade: grades a submission (or a folder of them, a class) against a lab, without a GPU.
+//
+//   tl-grade labs/01-coalescing my_transpose.tl                 # one submission, its report
+//   tl-grade labs/01-coalescing my.tl --json r.json --junit r.xml
+//   tl-grade labs/01-coalescing submissions/ --csv class.csv     # every *.tl, in parallel
+//
+// Exit status: one submission: 0 when every check passes, 1 when one fails; a folder: 0 when
+// every submission was graded (their results are in the files); 2 for a usage error or when the
+// grader itself fails (the lab's spec or reference is broken, a file cannot be written).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "grader/Grader.h"
+#include "runtime/Hash.h"
+
+namespace fs = std::filesystem;
+using namespace tl::grade;
+
+namespace {
+
+bool writeFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!(f << text)) {
+    std::cerr << "tl-grade: error: cannot write '" << path << "'\n";
+    return false;
+  }
+  return true;
+}
+
+// Quotes a CSV field when it needs it.
+std::string csv(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+// "[##########..........]  150/300" on stderr, redrawn in place.
+void progress(size_t done, size_t total) {
+  const int width = 30;
+  int filled = total ? int(width * done / total) : width;
+  std::cerr << "\r  [" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), '.') << "] "
+            << done << "/" << total << std::flush;
+  if (done == total) std::cerr << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tl-grade: grade .tl submissions against a lab (labs/NN-name), on the simulator: no GPU needed"};
+  app.set_version_flag("--version", tl::releaseVersion());
+  std::string labDir, target, jsonFile, junitFile, csvFile;
+  uint64_t seed = 0;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  bool quiet = false;
+  app.add_option("lab", labDir, "The lab folder (holds lab.json)")->required()->check(CLI::ExistingDirectory);
+  app.add_option("submission", target, "A submission .tl file, or a folder of them (a class)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  app.add_option("--json", jsonFile, "Write the results as JSON (a list for a folder)")->type_name("FILE");
+  app.add_option("--junit", junitFile, "Write the checks as a JUnit XML test suite")->type_name("FILE");
+  app.add_option("--csv", csvFile, "Write one row per submission (a class summary)")->type_name("FILE");
+  app.add_option("--seed", seed, "Seed the inputs with this (default: a fresh one, printed with the results)");
+  app.add_option("--jobs", jobs, "Submissions graded at once (default: every core)")->check(CLI::Range(1u, 256u));
+  app.add_flag("-q,--quiet", quiet, "Only the score lines");
+  CLI11_PARSE(app, argc, argv);
+
+  LabSpec spec;
+  try {
+    spec = loadLabSpec(labDir);
+  } catch (const SpecError& e) {
+    std::cerr << "tl-grade: error: " << e.what() << "\n";
+    return 2;
+  }
+  if (seed == 0) seed = std::random_device{}() | 1;  // never 0: 0 means "not given"
+
+  std::vector<std::string> files;
+  const bool folder = fs::is_directory(target);
+  if (folder) {
+    for (const auto& e : fs::directory_iterator(target))
+      if (e.is_regular_file() && e.path().extension() == ".tl") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) {
+      std::cerr << "tl-grade: error: no .tl files in " << target << "\n";
+      return 2;
+    }
+  } else {
+    files.push_back(target);
+  }
+
+  ReferenceRuns reference;
+  try {
+    reference = runReference(spec, seed);
+  } catch (const std::exception& e) {
+    std::cerr << "tl-grade: error: " << e.what() << "\n";
+    return 2;
+  }
+
+  std::vector<GradeResult> results(files.size());
+  auto start = std::chrono::steady_clock::now();
+  if (!folder) {
+    results[0] = gradeSubmission(spec, files[0], reference);
+    std::cout << (quiet ? "" : formatResult(results[0], spec));
+    if (quiet) std::cout << files[0] << ": " << results[0].score << " / " << results[0].maxScore << "\n";
+  } else {
+    std::atomic<size_t> next{0}, done{0};
+    std::mutex mu;
+    auto worker = [&] {
+      for (size_t i; (i = next++) < files.size();) {
+        results[i] = gradeSubmission(spec, files[i], reference);
+        std::lock_guard<std::mutex> lock(mu);
+        progress(++done, files.size());
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < std::min<size_t>(jobs, files.size()); ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    size_t passing = 0, broken = 0;
+    for (const auto& r : results) {
+      passing += r.allPass();
+      broken += !r.infrastructureError.empty();
+      if (!quiet) std::cout << "  " << std::left << std::setw(40) << r.submission << std::right << std::fixed
+                            << std::setprecision(1) << std::setw(6) << r.score << " / " << r.maxScore
+                            << (r.allPass() ? "  all checks pass" : "") << "\n";
+    }
+    std::cout << "tl-grade: " << files.size() << " submissions in " << std::fixed << std::setprecision(1) << seconds
+              << " s (" << jobs << " jobs, seed " << seed << "): " << passing << " pass every check";
+    if (broken) std::cout << ", " << broken << " could not be graded";
+    std::cout << "\n";
+  }
+
+  bool ok = true;
+  if (!jsonFile.empty()) {
+    nlohmann::ordered_json j;
+    if (folder) {
+      j = nlohmann::ordered_json::array();
+      for (const auto& r : results) j.push_back(toJson(r));
+    } else {
+      j = toJson(results[0]);
+    }
+    ok &= writeFile(jsonFile, j.dump(2) + "\n");
+  }
+  if (!junitFile.empty()) ok &= writeFile(junitFile, toJUnit(results, spec.title));
+  if (!csvFile.empty()) {
+    std::ostringstream os;
+    os << "submission,source_sha256,score,max_score,pass,seconds";
+    for (const auto& c : spec.checks) os << "," << csv(c.id);
+    os << ",performance,error\n";
+    for (const auto& r : results) {
+      os << csv(r.submission) << "," << r.sourceSha256 << "," << r.score << "," << r.maxScore << ","
+         << (r.allPass() ? 1 : 0) << "," << r.seconds;
+      for (const auto& c : spec.checks) {
+        auto it = std::find_if(r.checks.begin(), r.checks.end(), [&](const CheckOutcome& o) { return o.id == c.id; });
+        os << "," << (it != r.checks.end() && it->pass ? "pass" : "fail");
+      }
+      os << "," << r.performance.earned << "," << csv(r.infrastructureError) << "\n";
+    }
+    ok &= writeFile(csvFile, os.str());
+  }
+  if (!ok) return 2;
+  if (folder) {
+    for (const auto& r : results)
+      if (!r.infrastructureError.empty()) return 2;
+    return 0;
+  }
+  if (!results[0].infrastructureError.empty()) {
+    std::cerr << "tl-grade: error: " << results[0].infrastructureError << "\n";
+    return 2;
+  }
+  return results[0].allPass() ? 0 : 1;
+}
