@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace tl {
@@ -35,6 +36,9 @@ class Lexer {
 
   std::vector<Token> run() {
     indents_.push_back(0);
+    // A UTF-8 byte-order mark (editors on Windows write one) is not part of the program: skip it
+    // without moving the column, so line 1 still starts at column 1.
+    if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
     while (pos_ < text_.size()) {
       if (atLineStart_ && depth_ == 0) {
         if (!handleIndentation()) continue;  // blank or comment line: skipped entirely
@@ -177,10 +181,44 @@ class Lexer {
         return;
       }
     }
+    if (static_cast<unsigned char>(c) >= 0x80) return lexNonAscii(loc);
     std::string shown = std::isprint(static_cast<unsigned char>(c)) ? std::string(1, c)
                                                                    : "\\x" + hex(static_cast<unsigned char>(c));
     diag_.error(loc, "unexpected character '" + shown + "'");
     advance();
+  }
+
+  // A non-ASCII character outside a string or comment: one error for the whole UTF-8 sequence
+  // (not one per byte), naming its code point, with a hint for the usual copy-paste accidents.
+  void lexNonAscii(Loc loc) {
+    const unsigned char lead = static_cast<unsigned char>(peek());
+    size_t n = lead >= 0xF0 && lead <= 0xF7 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    uint32_t cp = n == 4 ? lead & 0x07 : n == 3 ? lead & 0x0F : n == 2 ? lead & 0x1F : lead;
+    for (size_t k = 1; k < n; ++k) {
+      const unsigned char cont = static_cast<unsigned char>(peek(k));
+      if ((cont & 0xC0) != 0x80) {  // not valid UTF-8: report the one byte
+        n = 1;
+        break;
+      }
+      cp = (cp << 6) | (cont & 0x3F);
+    }
+    std::string msg;
+    if (n == 1) {
+      msg = "unexpected byte \\x" + hex(lead) + " (not ASCII, and not valid UTF-8)";
+    } else {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "U+%04X", cp);
+      msg = std::string("unexpected character ") + buf + ": kernels are written in ASCII";
+      if (cp == 0xFEFF) msg += " (a byte-order mark is only allowed at the start of the file)";
+      else if (cp == 0x00A0 || cp == 0x202F || cp == 0x2009) msg += " (a non-ASCII space: retype it as ' ')";
+      else if (cp == 0x2018 || cp == 0x2019 || cp == 0x201C || cp == 0x201D) msg += " (a typographic quote: use ' or \")";
+      else if (cp == 0x2212 || cp == 0x2013 || cp == 0x2014) msg += " (a dash: use '-')";
+    }
+    diag_.error(loc, msg);
+    for (size_t k = 0; k < n; ++k) advance();
+    // Go on as if the ASCII character had been typed, so the line raises no follow-up errors
+    // (a non-ASCII space is skipped like a space).
+    if (n > 1 && (cp == 0x2212 || cp == 0x2013 || cp == 0x2014)) push(TokKind::Op, "-", loc);
   }
 
   static std::string hex(unsigned v) {

@@ -7,6 +7,8 @@
 // Expects: any text. Guarantees: the token list always ends with NEWLINE (if there was any
 // token), balanced DEDENTs and one End token; lexical errors (a tab in indentation, an
 // inconsistent dedent, an unknown character, `**`, ...) go to the DiagEngine and lexing goes on.
+// A UTF-8 byte-order mark at the very start is skipped (columns still start at 1); any other
+// non-ASCII character outside strings and comments is one error for its whole UTF-8 sequence.
 #pragma once
 
 #include <cstdint>

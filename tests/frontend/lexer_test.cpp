@@ -1,6 +1,7 @@
 // Lexer tests: token kinds and locations, Python-style layout tokens, lexical errors.
 #include <gtest/gtest.h>
 
+#include "FrontendTestUtil.h"
 #include "frontend/Lexer.h"
 
 namespace tl {
@@ -132,6 +133,42 @@ TEST(Lexer, StringLiteral) {
   EXPECT_FALSE(diag.hasErrors());
   EXPECT_EQ(toks[2].kind, TokKind::String);
   EXPECT_EQ(toks[2].text, "x.npy");
+}
+
+// A UTF-8 byte-order mark at the start is skipped, not one error per byte; a whole kernel with
+// one compiles.
+TEST(Lexer, ByteOrderMarkAtTheStartIsSkipped) {
+  DiagEngine diag;
+  auto toks = lexText("\xEF\xBB\xBFx = 1\n", diag);
+  EXPECT_FALSE(diag.hasErrors()) << diag.renderAll();
+  EXPECT_EQ(kinds(toks), "NoI;$");
+  EXPECT_EQ(toks[0].text, "x");
+  EXPECT_EQ(toks[0].loc, (Loc{1, 1}));
+  EXPECT_EQ(toks[1].loc, (Loc{1, 3}));
+  auto r = test::runFrontend("\xEF\xBB\xBF" + std::string(test::kSoftmax));
+  EXPECT_EQ(r->phase, "") << r->errors();
+}
+
+// Any other non-ASCII character is one error for its UTF-8 sequence, naming the code point.
+TEST(Lexer, NonAsciiCharacterIsOneErrorWithItsCodePoint) {
+  DiagEngine diag;
+  auto toks = lexText("x = 1\xC2\xA0+ 2\ny = \xEF\xBB\xBF" "3\nz = a \xE2\x88\x92 b\n", diag);
+  ASSERT_EQ(diag.numErrors(), 3) << diag.renderAll();
+  const auto& d = diag.diagnostics();
+  EXPECT_EQ(d[0].loc, (Loc{1, 6}));
+  EXPECT_NE(d[0].message.find("unexpected character U+00A0: kernels are written in ASCII (a non-ASCII space"), std::string::npos) << d[0].message;
+  EXPECT_EQ(d[1].loc, (Loc{2, 5}));
+  EXPECT_NE(d[1].message.find("U+FEFF"), std::string::npos) << d[1].message;
+  EXPECT_NE(d[1].message.find("byte-order mark is only allowed at the start"), std::string::npos);
+  EXPECT_EQ(d[2].loc, (Loc{3, 7}));
+  EXPECT_NE(d[2].message.find("U+2212"), std::string::npos) << d[2].message;
+  // The minus sign lexes on as '-', so the line has no follow-up error.
+  EXPECT_EQ(kinds(toks), "NoIoI;NoI;NoNoN;$");
+  DiagEngine bad;
+  lexText("x = \xFF\n", bad);
+  ASSERT_EQ(bad.numErrors(), 1);
+  EXPECT_NE(bad.diagnostics()[0].message.find("unexpected byte \\xff (not ASCII, and not valid UTF-8)"), std::string::npos)
+      << bad.diagnostics()[0].message;
 }
 
 }  // namespace
