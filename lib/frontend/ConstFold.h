@@ -1,16 +1,22 @@
 // Checked integer arithmetic for compile-time evaluation (constexpr folding in kernels and the
 // @launch expression language). Overflow and division by zero are reported as errors, never UB.
 //
+// Constants converted to an integer dtype (floatConstToInt, intConstToInt) follow the run-time
+// `convert` op, so a constant folded at compile time never differs from the same value converted
+// at run time.
+//
 // `//` and `%` follow C (and Triton's runtime) semantics everywhere in tilelab: the quotient is
 // truncated toward zero and the remainder has the sign of the dividend, so a folded constant
 // always equals what the same expression computes at runtime.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "frontend/AST.h"
+#include "ir/PassUtils.h"
 
 namespace tl {
 
@@ -83,5 +89,27 @@ inline std::optional<int64_t> foldNextPow2(int64_t x, std::string& err) {
 }
 
 inline bool fitsI32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+// A compile-time constant converted to an integer dtype exactly as the run-time `convert` op
+// converts the same value (the interpreters' rule, lib/runtime/Memory.h floatToInt; the front end
+// cannot call it: lib/runtime links the front end, not the other way round, so this is the
+// front end's one copy of the rule):
+//   float -> int  the float constant is an f32 (a weak float meets an int as f32), so it is
+//                 rounded to f32 first; then truncated toward zero and saturated at the dtype's
+//                 range; NaN -> 0. -inf -> INT32_MIN, 1e30 -> INT32_MAX for i32.
+//   int -> int    two's complement: i32 keeps the low 32 bits (an i64 constant stored to i32
+//                 wraps as a converted i64 value does); i1 is `v != 0` (lib/ir/PassUtils.h wrapInt)
+//   -> i1         `v != 0` (NaN is true, as at run time)
+// The result is always inside the dtype's range, so the constant op verifies.
+inline int64_t floatConstToInt(double v, DType dt) {
+  const double f = static_cast<float>(v);
+  if (dt == DType::I1) return f != 0 ? 1 : 0;
+  if (std::isnan(f)) return 0;
+  const bool i32 = dt == DType::I32;
+  if (f < (i32 ? -2147483648.0 : -9223372036854775808.0)) return i32 ? INT32_MIN : INT64_MIN;
+  if (f >= (i32 ? 2147483648.0 : 9223372036854775808.0)) return i32 ? INT32_MAX : INT64_MAX;
+  return static_cast<int64_t>(std::trunc(f));
+}
+inline int64_t intConstToInt(int64_t v, DType dt) { return wrapInt(dt, v); }
 
 }  // namespace tl

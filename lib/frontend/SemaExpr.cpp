@@ -86,8 +86,8 @@ DType Sema::withWeak(DType typed, const PyVal& c) {
 Value* Sema::materialize(const PyVal& c, DType dt, const Shape& shape, Loc loc) {
   Type t = shape.empty() ? Type::scalar(dt) : Type::tile(dt, shape);
   if (isFloat(dt)) return at(loc).constFloat(t, c.asDouble());
-  int64_t v = c.kind == PyVal::Kind::Float ? static_cast<int64_t>(std::trunc(c.f)) : c.i;
-  if (dt == DType::I1) v = v != 0;
+  // Converted as the run-time `convert` would (ConstFold.h): saturating, NaN -> 0, ints wrap.
+  int64_t v = c.kind == PyVal::Kind::Float ? floatConstToInt(c.f, dt) : intConstToInt(c.i, dt);
   return at(loc).constInt(t, v);
 }
 

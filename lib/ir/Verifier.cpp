@@ -215,6 +215,14 @@ std::optional<std::string> verifyOp(const Op& op) {
       else if (isInt(res().dtype) && !std::holds_alternative<int64_t>(*v))
         c.fail("integer constant needs an integer value");
       else if (std::holds_alternative<std::string>(*v)) c.fail("value must be a number");
+      // An integer constant lies inside its dtype's range: i1 is 0 or 1, i32 fits 32 bits.
+      else if (isInt(res().dtype)) {
+        const int64_t x = std::get<int64_t>(*v);
+        if (res().dtype == DType::I1 && x != 0 && x != 1)
+          c.fail("i1 constant must be 0 or 1, got " + std::to_string(x));
+        else if (res().dtype == DType::I32 && (x < INT32_MIN || x > INT32_MAX))
+          c.fail("i32 constant " + std::to_string(x) + " is outside i32's range");
+      }
       break;
     }
     case OpKind::Arange: {
