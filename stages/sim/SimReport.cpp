@@ -340,7 +340,10 @@ Json fusionJson(const ThreadCompilation& tc, const KernelRun& fused, const Launc
   Json kernels = Json::array();
   double bytes = 0, time = 0;
   for (size_t i = 0; i < u.kernels.size(); ++i) {
-    ThreadCompilation utc = compileToThreadIR(*u.kernels[i], u.launch, tc.numWarps);
+    ThreadCompileOptions co;
+    co.numWarps = tc.numWarps;
+    co.keepLayouts = tc.keepLayouts;  // the eager kernels keep the source's layouts too
+    ThreadCompilation utc = compileToThreadIR(*u.kernels[i], u.launch, co);
     KernelRun r = simulateThreadIR(*utc.threadIR, u.launch, memory, gpu, o);
     bytes += dramBytes(r);
     time += r.timing.timeUs;
@@ -557,6 +560,7 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
               {"clock_ghz", gpu.smClockGHz},
               {"dram_bandwidth_gbs", gpu.dramBandwidthGBs}};
   j["launch"] = launchJson(launch, k);
+  j["compile"] = {{"keep_layouts", tc.keepLayouts}};
   j["sampling"] = samplingJson(k);
   j["execution"] = {{"blocks", k.stats.blocks},
                     {"warp_instructions", k.stats.warpInstructions},

@@ -175,6 +175,8 @@ std::string formatSimReport(const Json& r, const SummaryOptions& options) {
        << " blocks; counts scaled x" << fmt("%.3g", s["scale"].get<double>()) << " (assumes the blocks are alike)\n";
   else
     os << "  sampling: none (all " << s["blocks_run"].get<int64_t>() << " blocks run)\n";
+  if (r.contains("compile") && r["compile"]["keep_layouts"].get<bool>())
+    os << "  layouts: kept as the source implies (--keep-layouts: no automatic convert_layout)\n";
   const Json& regs = r["registers"];
   os << "  registers: " << regs["per_thread"].get<int>() << " per thread ("
      << (regs["estimate"].get<bool>() ? "ESTIMATE: " : "") << regs["source"].get<std::string>() << ")\n";

@@ -93,6 +93,8 @@ int main(int argc, char** argv) {
                      std::to_string(tl::kDefaultBlockBudget) + ")")
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-unfused", noUnfused, "Skip the unfused comparison (faster)");
+  app.add_flag("--keep-layouts", sim.keepLayouts,
+               "Compile keeping the layouts the source implies (no automatic convert_layout through shared memory)");
   app.add_flag("--race-check,!--no-race-check", sim.detectRaces,
                "Check shared memory for races during the run (slower; default off)");
   tl::SummaryOptions summary;

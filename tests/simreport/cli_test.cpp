@@ -67,7 +67,7 @@ TEST_F(SimCli, ListsOnlyOptionsThatDoSomething) {
   CliRun r = run("--help");
   EXPECT_EQ(r.rc, 0) << r.out;
   for (const char* present : {"--measured", "--race-check", "--no-race-check", "--full", "--ncu", "--version",
-                              "--set", "--grid", "--num-warps", "--report", "--gpu"})
+                              "--set", "--grid", "--num-warps", "--report", "--gpu", "--keep-layouts"})
     EXPECT_NE(r.out.find(present), std::string::npos) << present << "\n" << r.out;
   for (const char* absent : {"--out-dir", "--print-ir", "--atol", "--rtol", "--results", "--expect", "--reference",
                              "--no-check"})

@@ -81,6 +81,24 @@ TEST(SimReportFields, StridedCopyIdealSectors) {
   }
 }
 
+// SimOptions::keepLayouts (tl-sim --keep-layouts): the naive transpose keeps its store in the
+// load's layout, so the store is uncoalesced (a lane every 4 x M bytes) where the default
+// compilation converts through shared memory and stores coalesced. The report says which.
+TEST(SimReportFields, KeepLayoutsShowsTheNaiveTranspose) {
+  SimOptions o = noUnfused();
+  SimReport converted = simulate("transpose", {}, o);
+  o.keepLayouts = true;
+  SimReport kept = simulate("transpose", {}, o);
+  EXPECT_FALSE(converted.json["compile"]["keep_layouts"].get<bool>());
+  EXPECT_TRUE(kept.json["compile"]["keep_layouts"].get<bool>());
+  const double a = (*globalLine(converted.json, true))["counters"]["sectors_per_ideal"].get<double>();
+  const double b = (*globalLine(kept.json, true))["counters"]["sectors_per_ideal"].get<double>();
+  EXPECT_LT(a, 1.5);
+  EXPECT_GT(b, 3.0);
+  EXPECT_NE(kept.summary.find("layouts: kept as the source implies"), std::string::npos) << kept.summary;
+  EXPECT_EQ(converted.summary.find("layouts: kept"), std::string::npos);
+}
+
 // The kernel totals carry the same fields, and vector_add's 16-byte accesses are perfect.
 TEST(SimReportFields, VectorAddIsPerfectlyCoalesced) {
   SimReport r = simulate("vector_add", {}, noUnfused());

@@ -33,9 +33,9 @@ SimReport simulate(const std::string& stem, SimOptions o = {}) {
 
 // The top-level fields docs/sim.md documents, in their documented order.
 const std::vector<std::string> kTopLevel = {"schema_version", "tool",      "tool_version", "kernel",
-                                            "source",         "gpu",       "launch",       "sampling",
-                                            "execution",      "registers", "occupancy",    "memory",
-                                            "timing",         "fusion"};
+                                            "source",         "gpu",       "launch",       "compile",
+                                            "sampling",       "execution", "registers",    "occupancy",
+                                            "memory",         "timing",    "fusion"};
 
 void expectTopLevel(const Json& j) {
   std::vector<std::string> keys;
