@@ -300,7 +300,7 @@ static std::string optionsText(const CompiledKernel& k, const PtxOptions& o) {
   return text;
 }
 
-CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts) {
+CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepLayouts) {
   CacheKey key;
   // The kernel file's text; for IR that comes from no file (tl-ptx --unfused compiles the
   // unfused kernels, block IR made from the front end's), the printed IR is its source.
@@ -309,14 +309,14 @@ CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts) {
   key.hints = describeHints(paramHintsFromLaunch(k.launch));  // what compileToThreadIR assumes
   key.numWarps = k.launch.numWarps;
   key.arch = opts.arch;
-  key.options = optionsText(k, opts);
+  key.options = optionsText(k, opts) + (keepLayouts ? " keep-layouts" : "");
   key.toolVersion = toolVersion();
   return key;
 }
 
 JitResult jitCompile(const CompiledKernel& k, const JitOptions& opts, const JitCache* cache) {
   JitResult r;
-  CacheKey key = cacheKeyFor(k, opts.ptx);
+  CacheKey key = cacheKeyFor(k, opts.ptx, opts.keepLayouts);
   if (cache && opts.useCache) {
     auto start = std::chrono::steady_clock::now();
     r.times.cacheKey = key.digest();
@@ -334,7 +334,10 @@ JitResult jitCompile(const CompiledKernel& k, const JitOptions& opts, const JitC
 
   // A miss (or --print-llvm): the whole compiler.
   auto start = std::chrono::steady_clock::now();
-  ThreadCompilation tc = compileToThreadIR(*k.ir, k.launch, k.launch.numWarps);
+  ThreadCompileOptions tco;
+  tco.numWarps = k.launch.numWarps;
+  tco.keepLayouts = opts.keepLayouts;
+  ThreadCompilation tc = compileToThreadIR(*k.ir, k.launch, tco);
   double threadMs = msSince(start);
   PtxResult pr = compileToPTX(*tc.threadIR, opts.ptx);
   r.llvmIR = std::move(pr.llvmIR);

@@ -90,6 +90,7 @@ struct JitOptions {
   PtxOptions ptx;              // arch, optimization level, fast math
   bool useCache = true;        // false: --no-cache (neither looked up nor stored)
   bool wantLLVM = false;       // also produce the LLVM IR (recompiles on a hit; not cached)
+  bool keepLayouts = false;    // --keep-layouts: no automatic convert_layout (part of the key)
 };
 
 struct JitResult {
@@ -102,7 +103,7 @@ struct JitResult {
 
 // The key of a compiled kernel: its source, specialization, the launch's divisibility facts,
 // num_warps, arch, options and this binary's version.
-CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts);
+CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepLayouts = false);
 
 // Looks the kernel up in `cache` (may be null) and on a miss compiles it: compileToThreadIR,
 // compileToPTX, runPtxas (when ptxas is installed), then stores the result. Throws IRError

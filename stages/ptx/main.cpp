@@ -378,7 +378,9 @@ int main(int argc, char** argv) {
                       ->check(CLI::Range(1, 1000000));
   app.add_flag("--unfused", o.unfused, "Also compile (and on a GPU run, check and time) the unfused kernels: one "
                                       "per block-level op, intermediates in global memory");
-  bool noLineInfo = false;
+  bool noLineInfo = false, keepLayouts = false;
+  app.add_flag("--keep-layouts", keepLayouts,
+               "Keep the layouts the source implies: no automatic convert_layout through shared memory");
   app.add_flag("--no-line-info", noLineInfo, "Leave the source lines out of the LLVM IR (!dbg) and the PTX (.loc/.file)");
   CLI11_PARSE(app, argc, argv);
   o.runsGiven = runsOpt->count() > 0;
@@ -392,6 +394,7 @@ int main(int argc, char** argv) {
     jo.ptx.lineInfo = !noLineInfo;
     jo.useCache = !o.noCache;
     jo.wantLLVM = o.printLLVM;
+    jo.keepLayouts = keepLayouts;
     tl::JitResult jit = tl::jitCompile(k, jo, o.noCache ? nullptr : &cache);
     if (o.printLLVM) out << "// ----- LLVM IR -----\n" << jit.llvmIR;
     if (o.printPTX) out << "// ----- PTX -----\n" << jit.entry.ptx;

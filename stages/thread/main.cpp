@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   tl::StageOptions opts;
   tl::addStageOptions(app, opts);
   bool printLayouts = false, printThread = false, printAfterAll = false, noRun = false;
-  bool raceCheck = true;
+  bool raceCheck = true, keepLayouts = false;
   std::vector<std::string> maps;
   app.add_flag("--print-layouts", printLayouts, "Print the block IR with layouts (what was decided)");
   app.add_flag("--print-thread-ir", printThread, "Print the thread IR (how it is done)");
@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
                                      "(a name in the layout snapshot, e.g. x or %x.1); repeatable")
       ->type_name("VALUE")
       ->allow_extra_args(false);
+  app.add_flag("--keep-layouts", keepLayouts,
+               "Keep the layouts the source implies: no automatic convert_layout through shared memory "
+               "(data moves between threads only at trans and reductions)");
   app.add_flag("--no-run", noRun, "Only compile (with the print options)");
   app.add_flag("--race-check,!--no-race-check", raceCheck,
                "Check shared memory for races during the run (default: on; --no-race-check is faster)");
@@ -40,7 +43,11 @@ int main(int argc, char** argv) {
 
   return tl::runStage("tl-thread", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
     auto start = std::chrono::steady_clock::now();
-    tl::ThreadCompilation tc = tl::compileToThreadIR(*k.ir, k.launch, opts.numWarps, printAfterAll ? &out : nullptr);
+    tl::ThreadCompileOptions tco;
+    tco.numWarps = opts.numWarps;
+    tco.keepLayouts = keepLayouts;
+    tco.printAfterAll = printAfterAll ? &out : nullptr;
+    tl::ThreadCompilation tc = tl::compileToThreadIR(*k.ir, k.launch, tco);
     double lowerMs = tl::msSince(start);
     if (printLayouts) out << "// ----- block IR with layouts -----\n" << tl::printFunction(*tc.withLayouts);
     if (printThread) out << "// ----- thread IR -----\n" << tl::printFunction(*tc.threadIR);
