@@ -150,7 +150,10 @@ class LaunchEvaluator {
     if (launch) {
       for (const auto& a : launch->args)
         diag_.error(a->loc, "@launch takes keyword arguments only, e.g. @launch(N=1024, grid=(4,))");
-      for (const auto& kw : launch->keywords) entries.push_back({kw.name, kw.loc, kw.value.get(), nullptr});
+      for (const auto& kw : launch->keywords) {
+        entries.push_back({kw.name, kw.loc, kw.value.get(), nullptr});
+        mentionNames(*kw.value);
+      }
     }
     // Overrides: parse each in its own "<command line>" source, then replace or prepend.
     std::vector<Entry> front;
@@ -188,6 +191,7 @@ class LaunchEvaluator {
   std::map<std::string, Entry> boundBy_;  // name -> the entry that bound it
   std::vector<Entry> entries_;            // every keyword, in evaluation order
   std::set<std::string> used_;            // names a keyword's expression read
+  std::set<std::string> mentioned_;       // names the decorator's own expressions mention
   std::vector<std::shared_ptr<SourceFile>> cmdFiles_;
   std::vector<std::vector<Token>> cmdTokens_;
   std::vector<ExprPtr> cmdExprs_;
@@ -269,10 +273,20 @@ class LaunchEvaluator {
     cfg_.numWarps = static_cast<int>(v.i);
   }
 
+  // Every name the expression mentions (a walk of at most ast::kMaxNesting levels).
+  void mentionNames(const Expr& e) {
+    if (e.kind == ExprKind::Name) mentioned_.insert(e.str);
+    if (e.lhs) mentionNames(*e.lhs);
+    if (e.rhs) mentionNames(*e.rhs);
+    for (const auto& it : e.items) mentionNames(*it);
+    for (const auto& kw : e.keywords) mentionNames(*kw.value);
+  }
+
   // ---- keywords nothing reads ----------------------------------------------------------------
-  // A keyword that binds no parameter, is not grid/num_warps and that no later keyword reads is
-  // a typo when it is close to one of those names (`num_warp=8`, `--set n=30` for N), and
-  // useless when it describes a buffer: both are errors (it would silently do nothing).
+  // A keyword that binds no parameter, is not grid/num_warps and that no keyword reads (nor the
+  // decorator mentions: `--set grid=...` may leave a helper of the decorator's grid unread) is a
+  // typo when it is close to one of those names (`num_warp=8`, `--set n=30` for N), and useless
+  // when it describes a buffer: both are errors (it would silently do nothing).
   void checkUnused() {
     std::vector<std::string> targets;
     std::string paramList;
@@ -288,7 +302,7 @@ class LaunchEvaluator {
       bool target = false;
       for (const auto& t : targets) target |= t == e.name;
       auto v = names_.find(e.name);
-      if (target || used_.count(e.name) || v == names_.end() || v->second.kind == LVal::Kind::Error) continue;
+      if (target || used_.count(e.name) || mentioned_.count(e.name) || v == names_.end() || v->second.kind == LVal::Kind::Error) continue;
       origin_ = boundBy_[e.name].origin;
       Loc at = boundBy_[e.name].loc;
       const std::string what = origin_ ? "--set " + e.name : "@launch keyword '" + e.name + "'";

@@ -40,6 +40,12 @@ TEST(Suggest, OverrideTypoIsAnErrorWithTheParameter) {
   // A new helper that a later keyword reads is fine, and one far from every name is allowed.
   EXPECT_EQ(runFrontend(test::kSoftmax, {{"rows", "8"}, {"M", "rows * 2"}})->phase, "");
   EXPECT_EQ(runFrontend(test::kSoftmax, {{"unused_helper", "8"}})->phase, "");
+  // A helper the decorator's grid reads stays legal when --set replaces the grid, even when its
+  // name is close to a parameter's.
+  const std::string k = test::kernelWith("N=1000, BLOCK=128, grid=(cdiv(N, BLOCK),), x_ptr=zeros(N)",
+                                         "x_ptr, N, BLOCK_N: constexpr", "    pass\n");
+  EXPECT_EQ(runFrontend(k, {{"BLOCK_N", "128"}})->phase, "");
+  EXPECT_EQ(runFrontend(k, {{"BLOCK_N", "128"}, {"grid", "(4,)"}})->phase, "") << runFrontend(k, {{"BLOCK_N", "128"}, {"grid", "(4,)"}})->errors();
 }
 
 TEST(Suggest, LaunchNameDefinedLaterSaysSo) {
