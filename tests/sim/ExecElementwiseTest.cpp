@@ -187,7 +187,9 @@ TEST(ExecElementwise, CompareSelectConvertAddptrMatchTheScalarInterpreter) {
     for (double c : {0.1, -3.0, 70000.0, 1e-8})
       compareEngines(std::string("constant ") + dtypeName(d), {d}, d, [d, c](Builder& b, const std::vector<Value*>& v) {
         Type t = v[0]->type;
-        Value* k = isFloat(d) ? b.constFloat(t, c) : b.constInt(t, static_cast<int64_t>(c * 1000));
+        // Integer constants must fit their dtype (the verifier checks): an i1 is 0 or 1.
+        const int64_t i = static_cast<int64_t>(c * 1000);
+        Value* k = isFloat(d) ? b.constFloat(t, c) : b.constInt(t, d == DType::I1 ? int64_t(i != 0) : i);
         return d == DType::I1 ? b.binary(OpKind::Xor, v[0], k) : b.binary(OpKind::Add, v[0], k);
       });
 }
