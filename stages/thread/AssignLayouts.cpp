@@ -27,7 +27,8 @@
 // a store is anchored on the layout of the value it stores (its `vec` is what that layout and
 // the addresses allow, 1 when the layout runs across the contiguous dimension); a load whose
 // result an op needs in another layout (bias[None, :] next to a 2-D tile) is re-anchored to read
-// directly in that layout; loads and stores of data-dependent addresses follow the addresses.
+// directly in that layout. In both modes, loads and stores of data-dependent addresses (gathers,
+// scatters) follow the addresses: pointer tiles cannot move between threads.
 // Data then changes threads only where the source says so: reductions, and trans, whose result
 // is materialised in the default row-major layout for its shape (with the operand's vector
 // width) by a convert_layout of its operand at the trans's location.
@@ -193,10 +194,13 @@ class Assigner {
     });
     // keepLayouts re-decides after each round of re-anchored loads; each load moves at most once.
     for (size_t round = 0;; ++round) {
-      cands_.clear();
+      // Accesses that follow data change what their results give forward: to a fixpoint.
+      for (size_t i = 0; i <= memOps; ++i) {
+        cands_.clear();
+        forwardCandidates();
+        if (!followData()) break;
+      }
       wants_.clear();
-      forwardCandidates();
-      if (keep_) followData();
       backwardWants(fn_.body);
       decide(fn_.body);
       if (!keep_ || round > memOps || !reanchorLoads()) break;
@@ -463,29 +467,39 @@ class Assigner {
     memOp.setAttr(kVecAttr, int64_t(a.vec));
   }
 
-  // Before the wants: a store takes the layout its (loaded) value will have, else that of its
-  // (data-dependent) addresses; a load of data-dependent addresses takes theirs. Values that no
-  // load reaches keep wanting the coalesced anchor: they are recomputed, never moved.
-  void followData() {
+  // Before the wants: a load or store of data-dependent addresses (a gather, a scatter) takes
+  // the addresses' layout, since pointer tiles cannot move between threads; with keepLayouts a
+  // store of other addresses takes the layout its (loaded) value will have. Values that no
+  // load reaches keep wanting the anchor: they are recomputed, never moved. True if an anchor
+  // changed (the forward candidates are then stale).
+  bool followData() {
+    bool changed = false;
     walk(fn_.body, [&](Op& op) {
       if ((op.kind != OpKind::Load && op.kind != OpKind::Store) || !anchors_.count(&op) || reanchored_.count(&op)) return;
-      LayoutPtr l = op.kind == OpKind::Store ? bestCandidate(op.operand(1)) : nullptr;
-      if (!l) l = bestCandidate(op.operand(0));
-      if (l) reanchor(op, l);
+      LayoutPtr l = bestCandidate(op.operand(0));
+      if (!l && keep_ && op.kind == OpKind::Store) l = bestCandidate(op.operand(1));
+      if (l && !sameLayout(l, anchors_[&op])) {
+        reanchor(op, l);
+        changed = true;
+      }
     });
+    return changed;
   }
 
   // After decide: a load result that an op needs in another layout (not a trans, whose
-  // conversion is the one the source asks for) is read in that layout instead. True if any moved.
+  // conversion is the one the source asks for; not a store, which follows its value) is read in
+  // that layout instead, unless its addresses are data (they cannot move). True if any moved.
   bool reanchorLoads() {
     bool moved = false;
     walk(fn_.body, [&](Op& op) {
-      if (op.kind == OpKind::Trans) return;
+      if (op.kind == OpKind::Trans || op.kind == OpKind::Store) return;
       auto resultLayout = [&](size_t k) -> LayoutPtr { return layoutOfResult(op, k); };
       for (size_t k = 0; k < op.numOperands(); ++k) {
         Value* v = op.operand(k);
         Op* load = v->def;
-        if (!load || load->kind != OpKind::Load || !anchors_.count(load) || reanchored_.count(load)) continue;
+        if (!load || load->kind != OpKind::Load || !anchors_.count(load) || reanchored_.count(load) ||
+            cands_.count(load->operand(0)))
+          continue;
         LayoutPtr need = required(op, k, resultLayout);
         if (!need || sameLayout(need, v->type.layout)) continue;
         reanchored_[load] = true;
@@ -500,7 +514,8 @@ class Assigner {
   // data (a load reaches it), so the value itself never converts.
   void anchorStoresOnValues() {
     walk(fn_.body, [&](Op& op) {
-      if (op.kind != OpKind::Store || !anchors_.count(&op) || !cands_.count(op.operand(1))) return;
+      if (op.kind != OpKind::Store || !anchors_.count(&op) || !cands_.count(op.operand(1)) || cands_.count(op.operand(0)))
+        return;
       const LayoutPtr& l = op.operand(1)->type.layout;
       if (l && !sameLayout(l, anchors_[&op])) reanchor(op, l);
     });

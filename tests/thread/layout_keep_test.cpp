@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "ir/Parser.h"
@@ -321,6 +322,77 @@ TEST(TransExecuted, NonSquareRaggedTilesEveryDtypeBothModes) {
         }
     }
   fs::remove_all(dir);
+}
+
+// --- keepLayouts on stores of reductions and on gathers ----------------------------------------
+
+// Compiles `source` (written to a temporary file named `stem`.tl) with `sets`.
+std::unique_ptr<CompiledKernel> compileSource(const std::string& stem, const std::string& source,
+                                              const std::vector<LaunchOverride>& sets = {}) {
+  namespace fs = std::filesystem;
+  fs::path path = fs::temp_directory_path() / (stem + "_" + std::to_string(::getpid()) + ".tl");
+  std::ofstream(path) << source;
+  std::ostringstream err;
+  auto k = compileKernelFile(path.string(), sets, err);
+  fs::remove(path);
+  EXPECT_TRUE(k) << err.str();
+  return k;
+}
+
+// Compiled with and without keepLayouts at num_warps 1..8, `check` holds on the outputs; with
+// keepLayouts nothing converts.
+void runBothModes(const CompiledKernel& k, const std::function<void(const Memory&, int)>& check) {
+  for (bool keep : {false, true})
+    for (int nw : {1, 2, 4, 8}) {
+      ThreadCompilation tc = compileToThreadIR(*k.ir, k.launch, ThreadCompileOptions{nw, keep});
+      if (keep) EXPECT_EQ(opsOfKind(*tc.withLayouts, OpKind::ConvertLayout).size(), 0u) << printFunction(*tc.withLayouts);
+      Memory mem = Memory::fromLaunch(k.launch);
+      runThreadIR(*tc.threadIR, k.launch, mem);
+      check(mem, nw);
+    }
+}
+
+// Row sums of a 2-D tile are stored straight from the reduction's slice layout (replicated
+// lanes masked off as the store's first-owner rule says).
+TEST(KeepLayoutsExecuted, StoresAReductionInItsSliceLayout) {
+  auto k = compileSource("rowsum",
+                         "@launch(M=37, N=21, BM=16, BN=32, grid=(cdiv(M, BM),), x=randn((M, N), seed=5),\n"
+                         "        y=zeros((M,), output=True))\n@jit\n"
+                         "def rs(x, y, M, N, BM: constexpr, BN: constexpr):\n"
+                         "    i = program_id(0) * BM + arange(0, BM)\n"
+                         "    j = arange(0, BN)\n"
+                         "    v = load(x + i[:, None] * N + j[None, :], mask=(i[:, None] < M) & (j[None, :] < N))\n"
+                         "    store(y + i, sum(v, axis=1), mask=i < M)\n");
+  ASSERT_TRUE(k);
+  runBothModes(*k, [](const Memory& mem, int nw) {
+    const Buffer *x = mem.find("x"), *y = mem.find("y");
+    for (int64_t i = 0; i < 37; ++i) {
+      double want = 0;
+      for (int64_t j = 0; j < 21; ++j) want += x->getF(i * 21 + j);
+      EXPECT_NEAR(y->getF(i), want, 1e-4) << "row " << i << " at " << nw << " warps";
+    }
+  });
+  blockPipeline().run(*k->ir);
+  layoutPipeline(4, {}, true).run(*k->ir);
+  Op* st = opsOfKind(*k->ir, OpKind::Store)[0];
+  EXPECT_EQ(st->operand(1)->type.layout->kind(), Layout::Kind::Slice) << printFunction(*k->ir);
+}
+
+// A gather: the second load's addresses are data, so in both modes it reads in the layout of the
+// indices (a pointer tile cannot move between threads); with keepLayouts the store follows too.
+TEST(KeepLayoutsExecuted, GatherFollowsItsAddresses) {
+  auto k = compileSource("gather",
+                         "@launch(N=300, BLOCK=128, grid=(cdiv(N, BLOCK),), x=randn((N,), seed=2),\n"
+                         "        idx=arange((N,), start=N - 1, step=-1, dtype=i32), out=zeros((N,), output=True))\n"
+                         "@jit\ndef g(x, idx, out, N, BLOCK: constexpr):\n"
+                         "    offs = program_id(0) * BLOCK + arange(0, BLOCK)\n"
+                         "    k = load(idx + offs, mask=offs < N)\n"
+                         "    store(out + offs, load(x + k, mask=offs < N), mask=offs < N)\n");
+  ASSERT_TRUE(k);
+  runBothModes(*k, [](const Memory& mem, int nw) {
+    const Buffer *x = mem.find("x"), *out = mem.find("out");
+    for (int64_t i = 0; i < 300; ++i) EXPECT_EQ(out->getF(i), x->getF(299 - i)) << i << " at " << nw << " warps";
+  });
 }
 
 }  // namespace
