@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include <climits>
 #include <cstdint>
 #include <limits>
@@ -44,7 +47,7 @@ TEST(Format, FixedDecimals) {
   EXPECT_EQ(formatNumber(12345.678, 2), "12,345.68");
   EXPECT_EQ(formatNumber(-12345.678, 1), "-12,345.7");
   EXPECT_EQ(formatNumber(-0.001, 2), "0.00");
-  EXPECT_EQ(formatNumber(87.25, 1), "87.3");
+  EXPECT_EQ(formatNumber(87.26, 1), "87.3");
   EXPECT_EQ(formatNumber(42), "42");
   EXPECT_EQ(formatNumber(4200000), "4,200,000");
   EXPECT_EQ(formatNumber(std::nan(""), 2), "-");
@@ -98,6 +101,42 @@ TEST(Format, JsonReaders) {
   EXPECT_TRUE(jsonBool(occ, "flag", false));
   EXPECT_FALSE(jsonBool(occ, "ratio", false));
   EXPECT_TRUE(jsonBool(occ, "missing", true));
+}
+
+// The panels and tl-sim's summary print the same digits: both round as printf "%.Nf" does
+// (stages/sim/SimSummary.cpp fmt). std::round would give 15.63 where tl-sim prints 15.62.
+TEST(Format, RoundsAsTheCliSummary) {
+  EXPECT_EQ(formatNumber(15.625, 2), "15.62");  // a binary tie: to even, as printf
+  EXPECT_EQ(formatNumber(0.125, 2), "0.12");
+  EXPECT_EQ(formatNumber(2.675, 2), "2.67");    // 2.67499999... in binary
+  EXPECT_EQ(formatNumber(15.626, 2), "15.63");
+  EXPECT_EQ(formatNumber(-0.004, 2), "0.00");   // no "-0.00"
+  for (double v : {0.0, 1.0 / 3, 2.5, 3.5, 62.5, 98.5625, 1234.5678, 1e-7, 4.005, 7.125}) {
+    for (int d : {0, 1, 2, 3}) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.*f", d, v);
+      std::string ours = formatNumber(v, d);
+      ours.erase(std::remove(ours.begin(), ours.end(), ','), ours.end());  // the digits, ungrouped
+      EXPECT_EQ(ours, std::string(buf)) << v << " at " << d << " decimals";
+    }
+  }
+  // Percentages with the summary's decimals: occupancy "62.5%" (30 of 48 warps), efficiency 98.6.
+  EXPECT_EQ(formatPercent(0.625, kOccupancyPercentDecimals), "62.5%");
+  EXPECT_EQ(formatPercent(0.98625, kEfficiencyPercentDecimals), "98.6%");
+  EXPECT_EQ(formatPercent(std::nan(""), 1), "-");
+}
+
+TEST(Format, PluralOnlyWhenNotOne) {
+  EXPECT_EQ(countOf(1, "kernel"), "1 kernel");
+  EXPECT_EQ(countOf(0, "kernel"), "0 kernels");
+  EXPECT_EQ(countOf(2, "kernel"), "2 kernels");
+  EXPECT_EQ(countOf(1024, "element"), "1,024 elements");
+  EXPECT_EQ(countOf(1, "element"), "1 element");
+  EXPECT_EQ(countOf(-1, "block"), "-1 blocks");
+  EXPECT_EQ(countOf(1, "copy", "copies"), "1 copy");
+  EXPECT_EQ(countOf(3, "copy", "copies"), "3 copies");
+  EXPECT_EQ(nounFor(1, "warp"), "warp");
+  EXPECT_EQ(nounFor(4, "warp"), "warps");
 }
 
 }  // namespace

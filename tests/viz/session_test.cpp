@@ -1,7 +1,6 @@
-// The visualizer's session (viz/model/Session.h) and measured-results loading
-// (viz/model/Measured.h), without a window: the softmax through every stage, line links back to
-// the source, located errors for edited sources, superseded jobs, and results folders with
-// missing or corrupt files.
+// The visualizer's session (viz/model/Session.h), without a window: the softmax through every
+// stage, line links back to the source, located errors for edited sources, superseded jobs.
+// Measured results and their pairing: measured_test.cpp.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -157,36 +156,6 @@ TEST(Session, SimulationDetailAndSweep) {
   }
 }
 
-TEST(Session, MeasuredDefaultLaunchIsFoundNextToKernels) {
-  const SessionData& d = softmax();
-  if (findResultsDir(d.inputs.path).empty() || !fs::exists(findResultsDir(d.inputs.path) + "/res/warm/softmax.json"))
-    GTEST_SKIP() << "no bench/results/gpu/res/warm/softmax.json in this checkout";
-  ASSERT_TRUE(d.measured.has_value());
-  EXPECT_GT(d.measured->medianMs, 0);
-  EXPECT_EQ(d.measured->sizes.at("N"), "781");
-  EXPECT_TRUE(d.report.contains("measured"));
-  EXPECT_FALSE(d.timings.empty());  // compare.json has softmax rows
-  for (const auto& t : d.timings) EXPECT_FALSE(t.predictError.empty());  // predictions were off
-}
-
-// Measurements belong to the file on disk: an edited text gets none, and says why.
-TEST(Session, EditedSourceIsNotPairedWithTheFilesMeasurements) {
-  EXPECT_FALSE(softmax().sourceEdited);
-  SessionInputs in = softmaxInputs();
-  in.source = readFile(in.path) + "\n# an edit\n";
-  auto d = runSession(in);
-  ASSERT_TRUE(d->errors.empty()) << errorsOf(*d);
-  EXPECT_TRUE(d->sourceEdited);
-  EXPECT_FALSE(d->measured.has_value());
-  EXPECT_TRUE(d->measuredUnfused.empty());
-  EXPECT_TRUE(d->timings.empty());
-  EXPECT_FALSE(d->report.contains("measured"));
-  EXPECT_NE(d->measuredNote.find("edited"), std::string::npos);
-  // The same text as the file is not an edit.
-  in.source = readFile(in.path);
-  EXPECT_FALSE(runSession(in)->sourceEdited);
-}
-
 TEST(Session, EditedSourceWithAnErrorIsLocated) {
   SessionInputs in = softmaxInputs();
   in.source = readFile(in.path);
@@ -316,119 +285,6 @@ TEST(Session, AbandonedSessionReturnsAtOnce) {
   // The destructor did not wait for the step in progress (the worker finishes it on its own).
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
   std::this_thread::sleep_for(std::chrono::seconds(4));  // let it end before the test binary exits
-}
-
-// ----- measured results ------------------------------------------------------------------------
-
-class MeasuredFiles : public ::testing::Test {
- protected:
-  fs::path dir;
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("tl_viz_measured_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir / "res" / "warm");
-    fs::create_directories(dir / "unfused");
-  }
-  void TearDown() override { fs::remove_all(dir); }
-  void write(const fs::path& rel, const std::string& text) { std::ofstream(dir / rel) << text; }
-};
-
-const char* kResult = R"J({"kernel": "softmax_kernel", "source": "kernels/softmax.tl",
-  "sizes": {"M": "8", "N": "100", "stride": "100", "BLOCK_N": "128"}, "num_warps": 4,
-  "gpu": {"device": "NVIDIA H200 (sm_90, 132 SMs)"}, "time": {"median_ms": 0.0123, "min_ms": 0.012},
-  "throughput": {"bytes": 6400, "gb_per_s": 520.3}, "resources": {"registers": 30, "blocks_per_sm": 16}})J";
-
-TEST_F(MeasuredFiles, MissingFolderAndFilesAreNotProblems) {
-  MeasuredSet none = loadMeasured("", kernelPath("softmax"));
-  EXPECT_FALSE(none.run);
-  EXPECT_TRUE(none.problems.empty());
-  MeasuredSet empty = loadMeasured(dir.string(), kernelPath("softmax"));
-  EXPECT_FALSE(empty.run);
-  EXPECT_TRUE(empty.unfused.empty());
-  EXPECT_TRUE(empty.timings.empty());
-  EXPECT_TRUE(empty.problems.empty());
-  EXPECT_EQ(findResultsDir(kernelPath("softmax"), (dir / "nope").string()), "");
-  EXPECT_EQ(findResultsDir(kernelPath("softmax"), dir.string()), dir.string());
-}
-
-TEST_F(MeasuredFiles, CorruptFilesAreNamedAndTheRestIsRead) {
-  write("res/warm/softmax.json", kResult);
-  write("unfused/softmax_N100.json", std::string(kResult).insert(1, "\"unfused\": {}, "));
-  write("unfused/softmax_broken.json", "{\"kernel\": ");
-  write("unfused/softmax_notime.json", R"({"kernel": "softmax_kernel", "time": {"median_ms": "fast"}})");
-  write("unfused/softmax_rows_N100.json", std::string(kResult).replace(std::string(kResult).find("softmax.tl"), 10, "softmax_rows.tl"));
-  write("compare.json", R"({"rows": [
-     {"kernel": "softmax", "shape": "8x100", "tilelab_ms": 0.0123, "triton_ms": 0.02, "torch_ms": 0.03,
-      "tilelab": )" + std::string(kResult) + R"(},
-     {"kernel": "softmax", "shape": "no time"},
-     {"kernel": "vector_add", "shape": "2^28", "tilelab_ms": 0.7},
-     17]})");
-  MeasuredSet m = loadMeasured(dir.string(), kernelPath("softmax"));
-  ASSERT_TRUE(m.run);
-  EXPECT_DOUBLE_EQ(m.run->medianMs, 0.0123);
-  EXPECT_EQ(m.run->registers, 30);
-  EXPECT_EQ(m.run->sizes.at("BLOCK_N"), "128");
-  EXPECT_FALSE(m.run->unfused);
-  ASSERT_EQ(m.unfused.size(), 1u);  // the broken ones are problems, softmax_rows is another kernel
-  EXPECT_TRUE(m.unfused[0].unfused);
-  ASSERT_EQ(m.timings.size(), 1u);
-  EXPECT_EQ(m.timings[0].shape, "8x100");
-  EXPECT_DOUBLE_EQ(m.timings[0].tritonMs, 0.02);
-  EXPECT_NE(std::find(m.timings[0].sets.begin(), m.timings[0].sets.end(), "N=100"), m.timings[0].sets.end());
-  EXPECT_NE(std::find(m.timings[0].sets.begin(), m.timings[0].sets.end(), "num_warps=4"), m.timings[0].sets.end());
-  std::string problems;
-  for (const auto& p : m.problems) problems += p + "\n";
-  EXPECT_NE(problems.find("softmax_broken.json: not valid JSON"), std::string::npos) << problems;
-  EXPECT_NE(problems.find("softmax_notime.json"), std::string::npos) << problems;
-  EXPECT_NE(problems.find("no tilelab_ms"), std::string::npos) << problems;
-}
-
-TEST_F(MeasuredFiles, CorruptCompareAndWrongTypes) {
-  write("res/warm/softmax.json", "[1, 2, 3]");
-  write("compare.json", "{\"rows\": 5}");
-  MeasuredSet m = loadMeasured(dir.string(), kernelPath("softmax"));
-  EXPECT_FALSE(m.run);
-  EXPECT_EQ(m.problems.size(), 2u);
-  write("compare.json", "\xff\xfe");
-  m = loadMeasured(dir.string(), kernelPath("softmax"));
-  EXPECT_EQ(m.problems.size(), 2u);
-}
-
-TEST_F(MeasuredFiles, MatchesOnlyItsOwnLaunch) {
-  MeasuredRun r;
-  std::string err;
-  ASSERT_TRUE(measuredFromJson(nlohmann::json::parse(kResult), "x.json", r, &err)) << err;
-  LaunchConfig launch;
-  launch.numWarps = 4;
-  launch.names = {{"M", "8"}, {"N", "100"}, {"stride", "100"}, {"BLOCK_N", "128"}};
-  EXPECT_TRUE(measuredMatchesLaunch(r, launch));
-  launch.names[1].second = "101";
-  EXPECT_FALSE(measuredMatchesLaunch(r, launch));
-  launch.names[1].second = "100.0";
-  EXPECT_TRUE(measuredMatchesLaunch(r, launch));
-  launch.numWarps = 8;
-  EXPECT_FALSE(measuredMatchesLaunch(r, launch));
-}
-
-TEST_F(MeasuredFiles, SessionPredictsMeasuredShapes) {
-  write("compare.json", R"({"rows": [{"kernel": "softmax", "shape": "8x100", "tilelab_ms": 0.0123,
-      "tilelab": )" + std::string(kResult) + R"(},
-     {"kernel": "softmax", "shape": "bad", "tilelab_ms": 1, "tilelab": {"sizes": {"N": "undefined_thing"}}}]})");
-  SessionInputs in = softmaxInputs();
-  in.resultsDir = dir.string();
-  in.predictTimings = true;
-  std::vector<Phase> phases;
-  auto d = runSession(in, 1, [&](std::shared_ptr<const SessionData> s) { phases.push_back(s->phase); });
-  ASSERT_TRUE(d->errors.empty()) << errorsOf(*d);
-  ASSERT_EQ(d->timings.size(), 2u);
-  EXPECT_TRUE(d->timings[0].predictError.empty()) << d->timings[0].predictError;
-  EXPECT_GT(d->timings[0].predictedMs, 0);
-  EXPECT_FALSE(d->timings[1].predictError.empty());
-  EXPECT_EQ(d->timings[1].predictedMs, 0);
-  // Compiled, then Simulated without the predictions, then the final result.
-  ASSERT_EQ(phases.size(), 2u);
-  EXPECT_EQ(phases[1], Phase::Simulated);
 }
 
 }  // namespace

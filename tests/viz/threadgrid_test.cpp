@@ -132,5 +132,36 @@ TEST(ThreadGrid, RejectsWhatItCannotDraw) {
   EXPECT_EQ(describeElement(g, 0), "");
 }
 
+// ----- the legend's words for where a warp's elements are -----------------------------------
+
+TEST(ThreadGrid, DescribeIndexSetSaysThePatternTruthfully) {
+  EXPECT_EQ(describeIndexSet({}, "row", "rows"), "no rows");
+  EXPECT_EQ(describeIndexSet({3}, "row", "rows"), "row 3");
+  EXPECT_EQ(describeIndexSet({0, 1, 2, 3}, "row", "rows"), "rows 0-3");
+  EXPECT_EQ(describeIndexSet({0, 4, 8, 12, 16, 20, 24, 28}, "row", "rows"), "rows 0, 4, 8, ..., 28 (every 4th)");
+  EXPECT_EQ(describeIndexSet({0, 32, 64}, "row", "rows"), "rows 0, 32, 64 (every 32nd)");
+  EXPECT_EQ(describeIndexSet({0, 1, 8, 9, 16, 17, 24, 25, 32, 33}, "row", "rows"), "rows 0-1, 8-9, 16-17, ..., 32-33 (2 of every 8)");
+  EXPECT_EQ(describeIndexSet({0, 5}, "row", "rows"), "rows 0, 5");
+  EXPECT_EQ(describeIndexSet({0, 1, 5, 9, 10, 20, 40}, "column", "columns"), "columns 0-1, 5, 9-10, 20, ..., 40 (7 columns)");
+}
+
+// The case: a warp that owns every fourth row must not read "rows 0-28".
+TEST(ThreadGrid, LegendOfStridedRowOwnership) {
+  // 32x32 tile; each warp's layout tile is 1 row of 32 columns (32 lanes x 1), 4 warps stacked:
+  // the 4-row layout tile repeats 8 times down, so warp w owns rows w, w+4, ..., w+28.
+  auto l = Layout::blocked({1, 1}, {1, 32}, {4, 1}, {1, 0});
+  ThreadGrid g = buildThreadGrid(*l, Shape{32, 32});
+  ASSERT_TRUE(g.ok) << g.error;
+  EXPECT_EQ(g.warps[0].rowMin, 0);
+  EXPECT_EQ(g.warps[0].rowMax, 28);  // the bounding box spans 0-28 ...
+  EXPECT_EQ(g.warps[0].where, "rows 0, 4, 8, ..., 28 (every 4th); columns 0-31");  // ... the legend does not
+  EXPECT_EQ(g.warps[3].where, "rows 3, 7, 11, ..., 31 (every 4th); columns 0-31");
+  // 1-D: elements, in runs.
+  auto l1 = Layout::blocked({4}, {32}, {4}, {0});
+  ThreadGrid g1 = buildThreadGrid(*l1, Shape{1024});
+  ASSERT_TRUE(g1.ok) << g1.error;
+  EXPECT_EQ(g1.warps[1].where, "elements 128-255, 640-767");
+}
+
 }  // namespace
 }  // namespace tl::viz

@@ -212,5 +212,66 @@ TEST(TimelineView, RealSmRunMergesAndKeepsCycles) {
   for (size_t i = 0; i < exact.rows.size(); ++i) EXPECT_EQ(covered(exact.bars[i]), covered(merged.bars[i]));
 }
 
+// Tick labels are round numbers with the decimals their step needs (the issue: 0.0505, 0.101).
+TEST(TimelineView, TickLabelsAreRound) {
+  AxisTicks us = niceTicks(0, 0.33, 7);  // the microseconds row of a 660-cycle window at 2 GHz
+  EXPECT_DOUBLE_EQ(us.step, 0.05);
+  std::vector<std::string> labels;
+  for (double v : us.values) labels.push_back(tickLabel(v, us.step));
+  EXPECT_EQ(labels, (std::vector<std::string>{"0", "0.05", "0.10", "0.15", "0.20", "0.25", "0.30"}));
+  EXPECT_EQ(tickLabel(0.30000000000000004, 0.1), "0.3");
+  EXPECT_EQ(tickLabel(1500, 500), "1,500");
+  EXPECT_EQ(tickLabel(0.6000000000000001, 0.2), "0.6");
+  EXPECT_EQ(tickLabel(-0.0, 1), "0");
+  EXPECT_EQ(tickLabel(2e-6, 1e-6), "0.000002");
+}
+
+TimingResult timed(int resident, double us, int64_t blocksPerSM, TimeLimiter limiter) {
+  TimingResult t;
+  t.residentBlocksPerSM = resident;
+  t.residentWarpsPerSM = 4 * resident;
+  t.timeUs = us;
+  t.blocksPerSM = blocksPerSM;
+  t.limiter = limiter;
+  return t;
+}
+
+// "fit" shows the whole run: past the recorded blocks to the SM's last simulated cycle.
+TEST(TimelineView, WholeRunCycles) {
+  TimingResult t;
+  t.simulatedCycles = 47456;
+  WarpSegment seg;
+  seg.end = 3300;
+  seg.state = WarpState::Issuing;
+  t.timeline = {seg};
+  EXPECT_EQ(wholeRunCycles(t), 47456);
+  t.simulatedCycles = 0;
+  EXPECT_EQ(wholeRunCycles(t), 3300);
+  EXPECT_EQ(wholeRunCycles(TimingResult{}), 1);
+}
+
+TEST(TimelineView, FlatCurveSaysWhy) {
+  // Falling to the last setting: not flat.
+  EXPECT_EQ(flatCurveReason({timed(1, 90, 125, TimeLimiter::Latency), timed(2, 50, 125, TimeLimiter::Latency),
+                             timed(3, 30, 125, TimeLimiter::Latency)}),
+            "");
+  // One setting.
+  EXPECT_NE(flatCurveReason({timed(1, 5, 2, TimeLimiter::Latency)}).find("only 1 resident block"), std::string::npos);
+  // The default softmax: 2 blocks on the busiest SM, flat from 2 resident blocks on.
+  std::string oneWave = flatCurveReason({timed(1, 4.3, 2, TimeLimiter::Latency), timed(2, 3.74, 2, TimeLimiter::Latency),
+                                         timed(3, 3.74, 2, TimeLimiter::Latency), timed(4, 3.74, 2, TimeLimiter::Latency)});
+  EXPECT_NE(oneWave.find("flat from 2 resident blocks (8 warps) on"), std::string::npos) << oneWave;
+  EXPECT_NE(oneWave.find("one wave"), std::string::npos) << oneWave;
+  // Bandwidth-bound already at few warps.
+  std::string dram = flatCurveReason({timed(1, 27, 125, TimeLimiter::DramBandwidth), timed(2, 26.6, 125, TimeLimiter::DramBandwidth),
+                                      timed(3, 26.5, 125, TimeLimiter::DramBandwidth)});
+  EXPECT_NE(dram.find("flat at every setting"), std::string::npos) << dram;
+  EXPECT_NE(dram.find("DRAM bandwidth is saturated at 4 warps per SM"), std::string::npos) << dram;
+  // Falling, then saturating: flat from where DRAM saturates.
+  std::string later = flatCurveReason({timed(1, 90, 125, TimeLimiter::Latency), timed(2, 48, 125, TimeLimiter::Latency),
+                                       timed(3, 27, 125, TimeLimiter::DramBandwidth), timed(4, 26.6, 125, TimeLimiter::DramBandwidth)});
+  EXPECT_NE(later.find("flat from 3 resident blocks (12 warps) on: DRAM bandwidth"), std::string::npos) << later;
+}
+
 }  // namespace
 }  // namespace tl::viz

@@ -82,6 +82,8 @@ class App {
   View view_;
   double lastBuildMs_ = 0;  // the last frame: ImGui (panels, layout, draw lists), on the CPU
   double lastDrawMs_ = 0;   // the last frame: OpenGL (rasterizing and presenting it)
+  bool selectionApplied_ = false;  // options_.selection was checked and set
+  bool selectionError_ = false;    // ... and was out of range (the app ends with exit code 1)
 
   bool init(bool visible);
   void shutdown();
@@ -91,6 +93,7 @@ class App {
   void drawSinglePanel(const PanelInfo& panel, const SessionData& data);
   void onNewData(const SessionData& data);
   void noteMemSelection(const SessionData& data);
+  void applySelection(const SessionData& data);
   bool waitForSession(Offscreen* target);
 
   [[noreturn]] static void timedOut();
@@ -183,6 +186,30 @@ void App::onNewData(const SessionData& data) {
   // The occupancy sliders and the resident-blocks slider start at the compiled kernel's point.
   ui_.occThreads = ui_.occRegisters = ui_.occSharedBytes = 0;
   ui_.residentBlocks = 0;
+  if (!selectionApplied_ && data.errors.empty()) applySelection(data);
+}
+
+// --instr, --value, --block, --warp: checked against the first simulated snapshot, then set
+// once (the user may change them afterwards). Out of range: the error, and the app ends with 1.
+void App::applySelection(const SessionData& data) {
+  selectionApplied_ = true;
+  ResolvedSelection r = resolveSelection(data, options_.selection);
+  if (!r.ok) {
+    std::cerr << "tl-viz: error: " << r.error << "\n";
+    selectionError_ = true;
+    return;
+  }
+  if (r.instr) {
+    ui_.memInstr = *r.instr;
+    for (const MemInstr& m : data.memInstrs)
+      if (m.instr == *r.instr && m.loc.line > 0) ui_.sourceLine = m.loc.line;
+  }
+  if (!r.value.empty()) ui_.value = r.value;
+  if (r.block) ui_.memBlock = *r.block;
+  if (r.warp) {
+    ui_.memWarp = *r.warp;
+    ui_.focusWarp = *r.warp;
+  }
 }
 
 void App::drawApp(const SessionData& data, const Progress& progress) {
@@ -322,6 +349,7 @@ int App::interactive() {
     else
       glfwWaitEventsTimeout(0.1);
     frame(nullptr);
+    if (selectionError_) return 1;
   }
   return 0;
 }
@@ -365,6 +393,8 @@ int App::screenshots() {
   if (!waitForSession(&target)) timedOut();
   auto data = session_.current();
   for (const auto& e : data->errors) std::cerr << e.rendered;
+  frame(&target);  // the first frame on the finished snapshot checks --instr/--value/--block/--warp
+  if (selectionError_) return 1;
   int status = 0;
   for (const auto& [panel, path] : shots) {
     view_.panel = panel;
@@ -398,6 +428,8 @@ int App::measureFrames() {
   }
   submit();
   if (!waitForSession(nullptr)) timedOut();
+  frame(nullptr);
+  if (selectionError_) return 1;
   std::vector<double> ms, build, draw;
   auto last = std::chrono::steady_clock::now();
   for (int i = 0; i < options_.frames + kWarmupFrames; ++i) {

@@ -10,32 +10,21 @@
 //   --frames N    renders N frames as fast as it can and prints the median frame rate
 //
 // Expects: a display (DISPLAY set; headless: xvfb-run -a -s "-screen 0 1600x1000x24").
-// Guarantees: returns an exit code (0 ok, 1 bad options / no display / write failure, 2 the
-// session did not finish in time, 3 screenshots written but the kernel has errors); never
-// blocks the frame loop on the session.
+// Guarantees: returns an exit code (0 ok, 1 bad options / no display / write failure / a
+// selection option out of range, 2 the session did not finish in time, 3 screenshots written
+// but the kernel has errors); never blocks the frame loop on the session.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "viz/model/CommandLine.h"
+
 namespace tl::viz {
 
-struct AppOptions {
-  std::string kernelPath = "kernels/softmax.tl";
-  std::vector<std::string> sets;   // --set NAME=EXPR
-  int numWarps = 0;                // --num-warps (0: the launch's)
-  std::string gpu = "h200";        // --gpu
-  std::string resultsDir;          // --results ("": found next to kernels/)
-  bool predictTimings = true;      // --no-timings turns it off
-  int64_t sampleBlocks = 0;        // --sample-blocks
-  std::string screenshot;          // --screenshot FILE.png (or a directory / pattern with --panel all)
-  std::string panel;               // --panel NAME|all ("": the whole app)
-  int width = 1600, height = 1000; // window (and screenshot) size in pixels
-  int frames = 0;                  // --frames N: measure frames per second
-  int line = 0;                    // --line: the source line selected at start (Stages highlights it)
-  double timeoutSeconds = 600;     // --timeout: how long --screenshot / --frames wait for the session
-};
+// The command line (viz/model/CommandLine.h).
+using AppOptions = VizOptions;
 
 int runApp(const AppOptions& options);
 

@@ -19,6 +19,21 @@ constexpr int kWarpChoices[] = {1, 2, 4, 8, 16};
 
 const ImVec4 kErrorColor(0.95f, 0.35f, 0.30f, 1.0f);
 
+// The width in pixels of the widest line of `text` (tabs as 4 spaces, as the editor shows them).
+float longestLineWidth(const std::string& text) {
+  float widest = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    for (size_t p = line.find('\t'); p != std::string::npos; p = line.find('\t', p)) line.replace(p, 1, "    ");
+    widest = std::max(widest, ImGui::CalcTextSize(line.c_str()).x);
+    start = end + 1;
+  }
+  return widest;
+}
+
 // The part of a "NAME=EXPR" before '='.
 std::string setName(const std::string& set) { return set.substr(0, set.find('=')); }
 
@@ -50,9 +65,13 @@ SessionInputs KernelControls::inputs() const {
   for (const auto& s : options_.sets)
     if (!edits_.count(setName(s))) in.sets.push_back(s);
   for (const auto& [name, expr] : edits_) in.sets.push_back(name + "=" + expr);
+  in.inputs = options_.inputs;
+  in.grid = options_.grid;
   in.numWarps = numWarps_;
   in.gpu = gpu_;
-  in.resultsDir = options_.resultsDir;
+  in.measuredDir = options_.measuredDir;
+  // --block N: keep that block's accesses (the simulator keeps the first few by default).
+  if (options_.selection.block) in.detailBlocks = *options_.selection.block + 1;
   in.sampleBlocks = options_.sampleBlocks;
   in.predictTimings = predictTimings_;
   return in;
@@ -166,7 +185,16 @@ bool KernelControls::draw(const SessionData& data, const Progress& progress, UiS
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("reload the source from %s", options_.kernelPath.c_str());
   float editorHeight = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.45f);
   ImGuiInputTextFlags flags = ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_EnterReturnsTrue;
-  if (ImGui::InputTextMultiline("##source", &source_, ImVec2(-1, editorHeight), flags)) submit = true;  // Ctrl+Enter
+  // The editor is as wide as the longest line (ImGui's multiline field does not scroll sideways
+  // on its own) inside a child that does, so no line is clipped.
+  const float scrollbar = ImGui::GetStyle().ScrollbarSize;
+  const float textW = longestLineWidth(source_) + 2 * ImGui::GetStyle().FramePadding.x + scrollbar + 16;
+  const float availW = ImGui::GetContentRegionAvail().x;
+  const bool wide = textW > availW;
+  ImGui::BeginChild("##editor", ImVec2(0, editorHeight), false, wide ? ImGuiWindowFlags_HorizontalScrollbar : 0);
+  const float fieldH = editorHeight - (wide ? scrollbar : 0.0f);
+  if (ImGui::InputTextMultiline("##source", &source_, ImVec2(wide ? textW : -1.0f, fieldH), flags)) submit = true;  // Ctrl+Enter
+  ImGui::EndChild();
   if (io.KeyCtrl && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false)) submit = true;
 
   // Launch: sizes, num_warps, GPU.

@@ -51,12 +51,26 @@ std::string formatNumber(double v, int decimals) {
     return buf;
   }
   decimals = std::clamp(decimals, 0, 9);
-  // Round first, so a value that prints as zero carries no sign ("-0" or "-0.00").
-  const double scale = std::pow(10.0, decimals);
-  double r = std::round(v * scale) / scale;
-  if (r == 0) r = 0;  // -0.0 -> +0.0
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, r);
-  return groupFormatted(buf);
+  // printf's rounding, as tl-sim's summary (SimReport.cpp fmt("%.2f", ...)) uses it.
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string text = buf;
+  // A negative number that rounds to zero prints without its sign ("0.00", not "-0.00").
+  if (text[0] == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
+  return groupFormatted(text);
+}
+
+std::string formatPercent(double fraction, int decimals) {
+  if (std::isnan(fraction)) return "-";
+  return formatNumber(100.0 * fraction, decimals) + "%";
+}
+
+std::string nounFor(long long n, const std::string& noun, const std::string& pluralNoun) {
+  if (n == 1) return noun;
+  return pluralNoun.empty() ? noun + "s" : pluralNoun;
+}
+
+std::string countOf(long long n, const std::string& noun, const std::string& pluralNoun) {
+  return withCommas(n) + " " + nounFor(n, noun, pluralNoun);
 }
 
 std::string sourceLineText(const std::string& source, int64_t line) {

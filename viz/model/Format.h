@@ -6,6 +6,7 @@
 //   withCommas(1234567)                       // "1,234,567"
 //   withCommas(-1234.6)                       // "-1,235" (rounded to the nearest integer)
 //   formatNumber(4.781, 2)                    // "4.78";  formatNumber(NAN) -> "-"
+//   countOf(1, "kernel")                      // "1 kernel";  countOf(3, "kernel") -> "3 kernels"
 //   sourceLineText(source, 3)                 // line 3 without its indentation
 //   const Json* mem = jsonMember(&report, "memory");
 //   double sectors = jsonNumber(jsonMember(mem, "totals"), "sectors");  // NAN when absent
@@ -44,8 +45,23 @@ std::string withCommas(T v) {
 std::string withCommas(double v);
 
 // `decimals` (clamped to 0..9) digits after the point, the integer part grouped: "12,345.68";
-// decimals 0 is withCommas(v); "-" for NaN (a value the report does not have).
+// decimals 0 is withCommas(v); "-" for NaN (a value the report does not have). Rounded exactly
+// as tl-sim's summary rounds (stages/sim/SimReport.cpp prints with printf "%.Nf": the binary
+// value to the nearest, ties to even), so the panels and the CLI print the same digits:
+// 15.625 -> "15.62" (printf, not std::round: "15.63").
 std::string formatNumber(double v, int decimals = 0);
+
+// A fraction as a percentage with `decimals` decimals, as formatNumber rounds: "98.6%".
+std::string formatPercent(double fraction, int decimals);
+// The decimals tl-sim's summary gives each percentage (keep in step with SimReport.cpp).
+inline constexpr int kOccupancyPercentDecimals = 1;   // "theoretical 62.5% (30 of 48 warps)"
+inline constexpr int kEfficiencyPercentDecimals = 1;  // per-instruction efficiency "98.6"
+
+// "1 kernel", "2 kernels", "0 kernels", "1,024 elements": the count (grouped) and the noun,
+// plural unless the count is exactly 1. `pluralNoun` for irregular nouns ("1 copy", "2 copies").
+std::string countOf(long long n, const std::string& noun, const std::string& pluralNoun = "");
+// The noun alone, as countOf would choose it ("warp" / "warps").
+std::string nounFor(long long n, const std::string& noun, const std::string& pluralNoun = "");
 
 // ---- Source text ----------------------------------------------------------------------------
 

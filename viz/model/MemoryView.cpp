@@ -2,6 +2,8 @@
 // coalescing and bank models on each record, and lays the result out for drawing.
 #include "viz/model/MemoryView.h"
 
+#include "viz/model/Format.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -211,11 +213,10 @@ MemoryView buildMemoryView(std::span<const WarpAccess> records, int maxLines) {
 }
 
 std::string describeGlobal(const GlobalView& g) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%d request%s, %lld sectors (%.2f sectors/request), %lld of %lld fetched bytes requested: %.1f%%",
-                g.requests, g.requests == 1 ? "" : "s", static_cast<long long>(g.sectors), g.sectorsPerRequest(),
-                static_cast<long long>(g.bytesRequested), static_cast<long long>(g.bytesFetched), 100.0 * g.efficiency);
-  return buf;
+  return countOf(g.requests, "request") + ", " + countOf(static_cast<long long>(g.sectors), "sector") + " (" +
+         formatNumber(g.sectorsPerRequest(), 2) + " sectors/request), " + withCommas(g.bytesRequested) + " of " +
+         countOf(static_cast<long long>(g.bytesFetched), "fetched byte") + " requested: " +
+         formatPercent(g.efficiency, kEfficiencyPercentDecimals);
 }
 
 std::string describeShared(const SharedView& s) {

@@ -7,7 +7,7 @@
 //     == publish phase Compiled ==
 //     -> simulateKernel with the detail kept, registers from ptxas            (Memory, Occupancy,
 //     -> the timing model again at 1 .. N resident blocks per SM               Latency, Fusion)
-//     -> measured results for this kernel (bench/results/gpu)                  (Fusion, Timings)
+//     -> measured results paired by source SHA-256 and launch (--measured DIR) (Fusion, Timings)
 //     == publish phase Simulated ==
 //     -> each measured shape re-simulated (sampled) for the prediction         (Timings)
 //     == publish phase Simulated, final ==
@@ -29,6 +29,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/Printer.h"
 #include "runtime/Driver.h"
+#include "runtime/Hash.h"
 #include "thread/Pipeline.h"
 #include "viz/model/LineLinks.h"
 #include "viz/model/Measured.h"
@@ -50,6 +51,9 @@ constexpr int64_t kTimingSampleBlocks = 64;
 constexpr double kMaxPredictBufferBytes = 2.0 * 1024 * 1024 * 1024;
 // The Latency panel's slider stops here even if the occupancy allows more blocks.
 constexpr int kMaxResidentBlocks = 32;
+// Blocks of the simulated SM whose warps the Latency panel's timeline shows (bounded: each
+// resident-blocks setting keeps its own timeline).
+constexpr int64_t kTimelineBlocks = 48;
 
 using ProgressFn = std::function<void(float fraction, const std::string& step)>;
 
@@ -156,19 +160,21 @@ std::vector<LayoutValue> layoutValues(const Function& fn) {
 
 // ----- small helpers ---------------------------------------------------------------------------
 
-// The overrides `sets` asks for; a malformed one becomes an error (no location: it is not in
-// the file). As runtime/Driver.cpp's overridesFrom, with num_warps last.
+// The overrides the inputs ask for (--set, --input, --grid, --num-warps, in that order, as the
+// stage tools apply them: runtime/Driver's overridesFrom); a malformed one becomes an error (no
+// location: it is not in the file).
 std::vector<LaunchOverride> overridesFor(const SessionInputs& in, std::vector<VizError>& errors) {
-  std::vector<LaunchOverride> out;
-  for (const auto& s : in.sets) {
-    LaunchOverride o;
-    if (parseOverride(s, o))
-      out.push_back(o);
-    else
-      errors.push_back(errorAt(nullptr, Loc{}, "--set expects NAME=EXPR, got '" + s + "'"));
+  StageOptions o;
+  o.sets = in.sets;
+  o.inputs = in.inputs;
+  o.grid = in.grid;
+  o.numWarps = in.numWarps;
+  try {
+    return overridesFrom(o);
+  } catch (const std::exception& e) {
+    errors.push_back(errorAt(nullptr, Loc{}, e.what()));
+    return {};
   }
-  if (in.numWarps > 0) out.push_back({"num_warps", std::to_string(in.numWarps)});
-  return out;
 }
 
 double bufferBytes(const LaunchConfig& launch) {
@@ -353,19 +359,24 @@ class Pipeline {
   bool simulate() {
     step(0.15f, "loading measured results");
     if (!guarded(file_.get(), data_->errors, "GPU description", [&] { data_->gpu = loadGpu(in_.gpu); })) return false;
-    if (data_->sourceEdited) {
-      // The measurements belong to the file on disk, not to this text.
-      data_->measuredNote = "the source was edited: the measured results of " + in_.path + " belong to the file, not to this text";
-    } else {
-      measured_ = loadMeasured(findResultsDir(in_.path, in_.resultsDir), in_.path);
-      for (const auto& p : measured_.problems) std::cerr << "tl-viz: measured results: " << p << "\n";
-      if (measured_.run && measuredMatchesLaunch(*measured_.run, data_->launch) &&
-          deviceIsGpu(measured_.run->device, data_->gpu))
-        data_->measured = measured_.run;
-      for (const MeasuredRun& u : measured_.unfused)
-        if (deviceIsGpu(u.device, data_->gpu)) data_->measuredUnfused.push_back(u);
-      data_->timings = measured_.timings;
-    }
+    // Measurements are paired by the SHA-256 of the exact text compiled and by the launch
+    // (Measured.h): an edited text, or another kernel of the same name, gets none.
+    data_->sourceSha256 = sha256Hex(data_->source);
+    data_->measuredDir = findResultsDir(in_.path, in_.measuredDir);
+    measured_ = loadMeasured(data_->measuredDir, data_->sourceSha256, in_.path, data_->launch);
+    for (const auto& p : measured_.problems) std::cerr << "tl-viz: measured results: " << p << "\n";
+    if (measured_.run && !deviceIsGpu(measured_.run->device, data_->gpu))
+      data_->measuredNote = "no measurement for this GPU: this source was measured on " + measured_.run->device +
+                            "; pick that GPU (--gpu) to compare";
+    else if (measured_.run)
+      data_->measured = measured_.run;
+    else
+      data_->measuredNote = measured_.note;
+    if (data_->sourceEdited && !data_->measured)
+      data_->measuredNote = "the source was edited; " + data_->measuredNote;
+    for (const MeasuredRun& u : measured_.unfused)
+      if (deviceIsGpu(u.device, data_->gpu)) data_->measuredUnfused.push_back(u);
+    data_->timings = measured_.timings;
     for (auto& t : data_->timings)
       t.predictError = in_.predictTimings ? "not predicted yet" : "predictions are off (--no-timings)";
 
@@ -376,6 +387,7 @@ class Pipeline {
     o.gpu = in_.gpu;
     o.sampleBlocks = in_.sampleBlocks;
     o.keepDetail = true;
+    if (in_.detailBlocks > 0) o.detailBlocks = std::max(o.detailBlocks, in_.detailBlocks);
     o.registers = registerSource();
     if (data_->measured) o.measured = &data_->measured->raw;
     SimReport report;
@@ -388,7 +400,22 @@ class Pipeline {
       return false;
     }
     data_->memInstrs = memoryInstructions(data_->detail->instrs);
+    probeValueMasks(o.detailBlocks);
     return sweepResidentBlocks();
+  }
+
+  // Which elements of the masked loads and stores are live in the kept blocks (Threads panel).
+  void probeValueMasks(int64_t blocks) {
+    const ThreadCompilation& tc = data_->detail->compilation;
+    if (!tc.blockIR || !tc.withLayouts) return;
+    if (bufferBytes(data_->launch) > kMaxPredictBufferBytes) {
+      data_->masksNote = "the masks are not shown: the buffers are too large to run the kernel again here";
+      return;
+    }
+    step(0.55f, "finding the masked-off elements");
+    MaskProbeResult r = probeMasks(*tc.blockIR, *tc.withLayouts, data_->launch, blocks);
+    data_->masks = std::move(r.masks);
+    data_->masksNote = std::move(r.note);
   }
 
   // Registers from ptxas when it is installed (and LLVM is built in); else the estimate.
@@ -410,6 +437,8 @@ class Pipeline {
       TimingOptions to = d.timingOptions;
       to.memory = &d.memory;
       to.residentBlocksPerSM = r;
+      // The timeline shows the SM's run: its blocks up to kTimelineBlocks (the rest are alike).
+      to.timelineBlocks = std::max<int64_t>(to.timelineBlocks, kTimelineBlocks);
       TimingResult t;
       if (!guarded(file_.get(), data_->errors, "timing model", [&] { t = predictTime(d.timingInput, d.gpu, to); }))
         return false;

@@ -21,6 +21,7 @@
 //   - runSession() is the same pipeline synchronously (tests, --screenshot).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -39,6 +40,7 @@
 #include "sim/SimReport.h"
 #include "sim/ThreadExecutor.h"
 #include "sim/Timing.h"
+#include "viz/model/MaskProbe.h"
 
 namespace tl::viz {
 
@@ -46,10 +48,13 @@ struct SessionInputs {
   std::string path = "kernels/softmax.tl";  // shown in errors; also where the source came from
   std::string source;                       // the (edited) text; empty: read `path`
   std::vector<std::string> sets;            // "N=1024", "BLOCK_N=256": as tl-* --set
+  std::vector<std::string> inputs;          // "x_ptr=x.npy": as tl-* --input PARAM=FILE.npy
+  std::string grid;                         // as tl-* --grid EXPR ("": the launch's)
   int numWarps = 0;                         // 0: the launch's
   std::string gpu = "h200";                 // sim/gpus/<key>.json
-  std::string resultsDir;                   // measured results (bench/results/gpu); "": found next to kernels/
+  std::string measuredDir;                  // --measured DIR (tl-ptx results files); "": bench/results/gpu next to kernels/
   int64_t sampleBlocks = 0;                 // tl-sim --sample-blocks (0: its default budget)
+  int64_t detailBlocks = 0;                 // blocks whose accesses are kept (0: SimOptions' default, the first 4)
   bool predictTimings = true;               // simulate the measured shapes (Timings panel; slow part)
 };
 
@@ -91,6 +96,10 @@ struct MemInstr {
 // Measured on a GPU by tl-ptx (a results JSON, stages/ptx/Results.h, schema v1).
 struct MeasuredRun {
   std::string file;                 // where it was read from
+  std::string source;               // the .tl path it names ("source")
+  std::string sourceSha256;         // "source_sha256": the exact bytes measured ("" : not recorded)
+  std::array<int64_t, 3> grid{0, 0, 0};  // as recorded (0s: not recorded)
+  bool warmCache = false;           // compile_ms.cache_hit: a run with the JIT cache warm
   std::string device;               // "NVIDIA H200 (sm_90, ...)"
   std::map<std::string, std::string> sizes;  // the --set values it ran with
   double medianMs = 0, minMs = 0, gbPerS = 0, bytes = 0;
@@ -135,6 +144,9 @@ struct SessionData {
   nlohmann::ordered_json report;            // tl-sim's report (docs/sim.md), fusion included
   std::shared_ptr<const SimDetail> detail;  // thread IR, accesses of the first blocks, timing input
   std::vector<MemInstr> memInstrs;          // memory instructions in instruction-id order
+  // Threads panel: which elements of each masked load/store are live in the kept blocks.
+  std::vector<ValueMask> masks;
+  std::string masksNote;                    // why `masks` is empty though the kernel has masks
   GpuSpec gpu;
   // Latency panel: the timing model at 1 .. maxResident resident blocks per SM
   // (byResident[r - 1]); defaultResident is the occupancy's.
@@ -147,7 +159,9 @@ struct SessionData {
   std::vector<TimingRow> timings;               // compare.json rows for this kernel
   bool timingsPending = false;                  // Simulated, but `timings` are still being predicted
   bool sourceEdited = false;                    // the text differs from `inputs.path` on disk
-  std::string measuredNote;                     // why nothing measured is attached (e.g. an edited source)
+  std::string sourceSha256;                     // SHA-256 of `source` (what measurements are paired by); "" unknown
+  std::string measuredDir;                      // the results folder searched ("": none)
+  std::string measuredNote;                     // why `measured` is empty ("no measurement for this source: ...")
 };
 
 struct Progress {

@@ -82,7 +82,82 @@ void computeOutlines(ThreadGrid& g) {
   }
 }
 
+// "2nd", "4th", "32nd", "11th".
+std::string ordinal(int64_t n) {
+  int64_t last2 = n % 100, last = n % 10;
+  const char* suffix = last2 >= 11 && last2 <= 13 ? "th" : last == 1 ? "st" : last == 2 ? "nd" : last == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
+
+// Each warp's rows and columns (2-D) or elements (1-D), from every owner (replicas included).
+void describeWarps(ThreadGrid& g) {
+  const size_t n = static_cast<size_t>(g.numWarps);
+  std::vector<std::vector<uint8_t>> rows(n), cols(n);
+  const int64_t extent0 = g.shape[0], extent1 = g.oneD ? 1 : g.shape[1];
+  for (size_t w = 0; w < n; ++w) {
+    rows[w].assign(static_cast<size_t>(extent0), 0);
+    cols[w].assign(static_cast<size_t>(extent1), 0);
+  }
+  for (int64_t e = 0; e < g.numel; ++e)
+    for (const ElementOwner& o : g.ownersOf(e)) {
+      rows[static_cast<size_t>(o.warp)][static_cast<size_t>(e / extent1)] = 1;
+      cols[static_cast<size_t>(o.warp)][static_cast<size_t>(e % extent1)] = 1;
+    }
+  auto indices = [](const std::vector<uint8_t>& flags) {
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < flags.size(); ++i)
+      if (flags[i]) out.push_back(static_cast<int64_t>(i));
+    return out;
+  };
+  for (size_t w = 0; w < n; ++w) {
+    if (g.oneD)
+      g.warps[w].where = describeIndexSet(indices(rows[w]), "element", "elements");
+    else
+      g.warps[w].where = describeIndexSet(indices(rows[w]), "row", "rows") + "; " +
+                         describeIndexSet(indices(cols[w]), "column", "columns");
+  }
+}
+
 }  // namespace
+
+std::string describeIndexSet(const std::vector<int64_t>& v, const std::string& noun, const std::string& nouns) {
+  if (v.empty()) return "no " + nouns;
+  if (v.size() == 1) return noun + " " + std::to_string(v[0]);
+  // Runs of consecutive indices.
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (int64_t x : v) {
+    if (!runs.empty() && x == runs.back().second + 1)
+      runs.back().second = x;
+    else
+      runs.push_back({x, x});
+  }
+  auto runText = [](const std::pair<int64_t, int64_t>& r) {
+    return r.first == r.second ? std::to_string(r.first) : std::to_string(r.first) + "-" + std::to_string(r.second);
+  };
+  if (runs.size() == 1) return nouns + " " + runText(runs[0]);
+  // A regular pattern: runs of one length whose starts are evenly spaced.
+  const int64_t len = runs[0].second - runs[0].first + 1, period = runs[1].first - runs[0].first;
+  bool regular = true;
+  for (size_t i = 1; i < runs.size(); ++i)
+    regular = regular && runs[i].second - runs[i].first + 1 == len && runs[i].first - runs[i - 1].first == period;
+  std::string s = nouns + " ";
+  if (runs.size() <= 4) {
+    for (size_t i = 0; i < runs.size(); ++i) s += (i ? ", " : "") + runText(runs[i]);
+  } else {
+    size_t shown = regular ? 3 : 4;
+    for (size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + runText(runs[i]);
+    s += ", ..., " + runText(runs.back());
+  }
+  if (regular && runs.size() > 2) {
+    if (len == 1)
+      s += " (every " + ordinal(period) + ")";
+    else
+      s += " (" + std::to_string(len) + " of every " + std::to_string(period) + ")";
+  } else if (!regular && runs.size() > 4) {
+    s += " (" + countOf(static_cast<long long>(v.size()), noun, nouns) + ")";
+  }
+  return s;
+}
 
 int64_t ThreadGrid::cellIndex(int64_t row, int64_t col) const {
   if (row < 0 || col < 0 || row >= rows || col >= cols) return -1;
@@ -156,6 +231,7 @@ ThreadGrid buildThreadGrid(const Layout& layout, const Shape& shape, int64_t col
     }
 
   computeOutlines(g);
+  describeWarps(g);
   g.ok = true;
   return g;
 }

@@ -42,6 +42,10 @@ struct WarpBox {
   int64_t rowMin = 0, rowMax = -1, colMin = 0, colMax = -1;  // rowMax < rowMin: owns no cell
   int64_t cells = 0;           // cells whose first owner is this warp
   int64_t elementsHeld = 0;    // (element, lane) pairs of this warp, replicas included
+  // Where its elements are, in the tile's own coordinates, as describeIndexSet words it:
+  // "rows 0, 4, 8, ..., 28; columns 0-63" (2-D) or "elements 0-127, 512-639" (1-D). Replicas
+  // count: an element the warp holds at all is its.
+  std::string where;
 };
 
 struct ThreadGrid {
@@ -86,6 +90,11 @@ constexpr int64_t kMaxGridOwners = int64_t(1) << 18;
 
 ThreadGrid buildThreadGrid(const Layout& layout, const Shape& shape, int64_t columns1D = 32,
                            int64_t maxOwners = kMaxGridOwners);
+
+// A set of indices (sorted, distinct) in words, truthfully and short: "row 3", "rows 0-28",
+// "rows 0, 4, 8, ..., 28" (every 4th), "rows 0-1, 8-9, ..., 56-57" (2 of every 8), else the
+// first runs and "... (N rows)". `noun` / `nouns`: "row" / "rows".
+std::string describeIndexSet(const std::vector<int64_t>& sorted, const std::string& noun, const std::string& nouns);
 
 // "element (3, 17): warp 1, lane 4, register 2 (thread 36); also held by warp 2 lane 4 r2,
 // ..." (at most `maxOthers` other owners listed, then "and N more").

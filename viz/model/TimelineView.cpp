@@ -2,6 +2,8 @@
 // 1-2-5 axis ticks and warp-state shares.
 #include "viz/model/TimelineView.h"
 
+#include "viz/model/Format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -165,6 +167,59 @@ CycleWindow clampWindow(int64_t start, int64_t width, int64_t total) {
   width = std::clamp<int64_t>(width, 1, total);
   start = std::clamp<int64_t>(start, 0, total - width);
   return {start, start + width};
+}
+
+}  // namespace tl::viz
+
+namespace tl::viz {
+
+std::string tickLabel(double value, double step) {
+  if (!std::isfinite(value)) return formatNumber(value);
+  if (value == 0) return "0";
+  int decimals = 0;
+  if (step > 0 && std::isfinite(step)) {
+    // The decimals of the step's leading digit: 0.05 -> 2, 0.2 -> 1, 500 -> 0.
+    decimals = std::clamp(static_cast<int>(-std::floor(std::log10(step) + 1e-9)), 0, 9);
+  }
+  return formatNumber(value, decimals);
+}
+
+int64_t wholeRunCycles(const TimingResult& t) {
+  int64_t end = t.simulatedCycles;
+  for (const WarpSegment& s : t.timeline) end = std::max(end, s.end);
+  return std::max<int64_t>(end, 1);
+}
+
+std::string flatCurveReason(const std::vector<TimingResult>& rs, double flatFraction) {
+  if (rs.empty()) return "";
+  if (rs.size() == 1)
+    return "the occupancy allows only 1 resident block per SM, so there is one point (" +
+           countOf(rs[0].residentWarpsPerSM, "warp") + ")";
+  // The first setting from which every later one is within flatFraction of it.
+  size_t from = rs.size() - 1;
+  for (size_t i = rs.size() - 1; i-- > 0;) {
+    bool flat = true;
+    for (size_t j = i + 1; j < rs.size() && flat; ++j)
+      flat = std::fabs(rs[j].timeUs - rs[i].timeUs) <= flatFraction * rs[i].timeUs;
+    if (!flat) break;
+    from = i;
+  }
+  if (from + 1 >= rs.size()) return "";  // still falling at the last setting
+  const TimingResult& t = rs[from];
+  const int r = static_cast<int>(from) + 1;  // rs[i] is i + 1 resident blocks
+  std::string where = (from == 0 ? std::string("flat at every setting") : "flat from " + countOf(r, "resident block") +
+                                                                             " (" + countOf(t.residentWarpsPerSM, "warp") + ") on") +
+                      ": ";
+  const int64_t blocks = t.blocksPerSM;
+  if (blocks <= static_cast<int64_t>(r))
+    return where + "one wave: the busiest SM runs only " + countOf(blocks, "block") +
+           (blocks == 1 ? ", so no second block can overlap with it"
+                        : ", which all fit on it at once, so more resident blocks change nothing") +
+           " (a larger grid gives the SM more blocks to overlap)";
+  if (t.limiter == TimeLimiter::DramBandwidth || t.limiter == TimeLimiter::L2Bandwidth)
+    return where + (t.limiter == TimeLimiter::DramBandwidth ? "DRAM" : "L2") + " bandwidth is saturated at " +
+           countOf(t.residentWarpsPerSM, "warp") + " per SM: more warps cannot move the bytes faster";
+  return where + "limited by " + timeLimiterName(t.limiter) + ", which more resident warps do not relieve";
 }
 
 }  // namespace tl::viz

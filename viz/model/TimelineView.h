@@ -7,6 +7,7 @@
 //   TimelineView v = timelineView(result.timeline, {0, 5000}, /*min cycles per bar*/ 5000.0 / 800);
 //   for (const TimelineBar& b : v.bars[row]) draw(b.start, b.end, warpStateColor(b.state));
 //   AxisTicks t = niceTicks(0, 5000, 8);   // step 1000: 0, 1000, ..., 5000
+//   tickLabel(0.15, 0.05)                  // "0.15" (tick labels are round numbers)
 //
 // Expects: segments as simulateSm records them (each warp's segments contiguous, no overlap);
 // any order, any window (an empty or inverted window gives rows without bars).
@@ -20,9 +21,11 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/SmModel.h"
+#include "sim/Timing.h"
 
 namespace tl::viz {
 
@@ -70,6 +73,22 @@ struct AxisTicks {
   std::vector<double> values;
 };
 AxisTicks niceTicks(double lo, double hi, int maxTicks);
+// A tick's label with the decimals its step needs, no more: step 500 -> "1,500", step 0.05 ->
+// "0.15", step 0.2 -> "0.6"; never "-0" nor a rounding tail ("0.30000000000000004").
+std::string tickLabel(double value, double step);
+
+// The cycles the Latency panel's "fit" shows: the whole simulated run of the SM (the last
+// segment's end, or TimingResult::simulatedCycles when the run went on past the recorded
+// blocks), at least 1.
+int64_t wholeRunCycles(const TimingResult& t);
+
+// Where the time-against-resident-warps curve goes flat and why ("" when it still falls at the
+// last setting). byResident[i] is i + 1 resident blocks; the curve is flat from the first
+// setting after which no time differs from its own by more than `flatFraction`. The cause is
+// the one the results show: a single setting; one wave (the busiest SM runs no more blocks than
+// fit on it at once, so more resident blocks change nothing); DRAM (or L2) bandwidth saturated;
+// or the limiter at that setting.
+std::string flatCurveReason(const std::vector<TimingResult>& byResident, double flatFraction = 0.05);
 
 // Share of warp-cycles per state over the segments inside `window` (sums to 1 when any cycle is
 // covered; all 0 otherwise). `includeDone` false leaves Done out, as TimingResult::warpStateShare

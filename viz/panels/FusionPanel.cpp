@@ -142,7 +142,7 @@ void barCharts(const FusionComparison& f, const std::optional<MeasuredFusion>& s
                timeMax, width, us(sameLaunch->fusedMs * 1000));
     stackedBar("unfused, measured",
                {{sameLaunch->unfusedMs * 1000, kMeasured,
-                 "the whole sequence of " + std::to_string(sameLaunch->launches) + " launches, measured"}},
+                 "the whole sequence of " + countOf(sameLaunch->launches, "launch", "launches") + ", measured"}},
                timeMax, width, us(sameLaunch->unfusedMs * 1000) + " (" + ratioText(sameLaunch->timeRatio) + ")");
   }
 }
@@ -203,7 +203,7 @@ void kernelsTable(const FusionComparison& f) {
     ImGui::TableNextColumn();
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kernelColor(i)), "%s", shortName(k.name).c_str());
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("%s (%lld blocks run)", k.name.c_str(), static_cast<long long>(k.blocksRun));
+      ImGui::SetTooltip("%s (%s run)", k.name.c_str(), countOf(k.blocksRun, "block").c_str());
     ImGui::TableNextColumn();
     // The description repeats the name before ": "; the rest says what it computes and moves.
     std::string d = k.description;
@@ -305,8 +305,8 @@ void drawFusionPanel(const SessionData& data, UiState& ui) {
   for (const MeasuredFusion& m : measured)
     if (m.differences.empty() && m.problem.empty()) sameLaunch = m;
 
-  ImGui::Text("%s: fused (1 kernel) against unfused (%lld kernels, one per op, intermediates through DRAM)",
-              data.kernelName.c_str(), static_cast<long long>(f.launchesUnfused));
+  ImGui::Text("%s: fused (1 kernel) against unfused (%s, one per op, intermediates through DRAM)",
+              data.kernelName.c_str(), countOf(f.launchesUnfused, "kernel").c_str());
   if (f.launchesUnfused <= 1)
     ImGui::TextDisabled("This kernel is already one op (or one loop): fusion saves nothing here.");
   ImGui::Separator();

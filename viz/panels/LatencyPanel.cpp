@@ -55,21 +55,29 @@ struct TimeAxis {
   double cyclesPerPixel() const { return double(window.end - window.start) / std::max(1.0f, x1 - x0); }
 };
 
+// Two rows of round ticks: cycles (with grid lines into the plot) and microseconds (short marks
+// at their own positions), so neither row reads 0.0505, 0.101, ...
 void drawTimeAxis(ImDrawList* dl, const TimeAxis& ax, ImVec2 topLeft, float height) {
-  char buf[48];
   float lineH = ImGui::GetTextLineHeight();
   int maxTicks = std::max(2, int((ax.x1 - ax.x0) / 90));
   dl->AddText(ImVec2(topLeft.x, topLeft.y), kAxis, "cycles");
   dl->AddText(ImVec2(topLeft.x, topLeft.y + lineH), kAxis, "us");
-  for (double c : niceTicks(double(ax.window.start), double(ax.window.end), maxTicks).values) {
+  AxisTicks cycles = niceTicks(double(ax.window.start), double(ax.window.end), maxTicks);
+  for (double c : cycles.values) {
     float x = ax.px(c);
     dl->AddLine(ImVec2(x, topLeft.y + 2 * lineH), ImVec2(x, topLeft.y + height), kAxis);
-    std::snprintf(buf, sizeof buf, "%s", withCommas(c).c_str());
-    float w = ImGui::CalcTextSize(buf).x;
-    dl->AddText(ImVec2(x - w / 2, topLeft.y), rgba(220, 220, 225), buf);
-    std::snprintf(buf, sizeof buf, "%.3g", c / ax.clockGHz / 1000.0);
-    w = ImGui::CalcTextSize(buf).x;
-    dl->AddText(ImVec2(x - w / 2, topLeft.y + lineH), kAxis, buf);
+    std::string label = tickLabel(c, cycles.step);
+    float w = ImGui::CalcTextSize(label.c_str()).x;
+    dl->AddText(ImVec2(x - w / 2, topLeft.y), rgba(220, 220, 225), label.c_str());
+  }
+  const double toUs = 1.0 / (ax.clockGHz * 1000.0);
+  AxisTicks us = niceTicks(double(ax.window.start) * toUs, double(ax.window.end) * toUs, maxTicks);
+  for (double u : us.values) {
+    float x = ax.px(u / toUs);
+    dl->AddLine(ImVec2(x, topLeft.y + 2 * lineH - 3), ImVec2(x, topLeft.y + 2 * lineH + 2), kAxis);
+    std::string label = tickLabel(u, us.step);
+    float w = ImGui::CalcTextSize(label.c_str()).x;
+    dl->AddText(ImVec2(x - w / 2, topLeft.y + lineH), kAxis, label.c_str());
   }
 }
 
@@ -95,7 +103,7 @@ void drawBarTooltip(const SessionData& data, const TimelineRow& row, const Timel
               withCommas(b.end).c_str(), withCommas(b.end - b.start).c_str(),
               double(b.end - b.start) / clockGHz / 1000.0);
   if (b.merged > 1) {
-    ImGui::TextDisabled("%d segments narrower than a pixel, drawn as one:", b.merged);
+    ImGui::TextDisabled("%s narrower than a pixel, drawn as one:", countOf(b.merged, "segment").c_str());
     double total = double(b.end - b.start);
     for (int s = 0; s < kWarpStates; ++s)
       if (b.cycles[s] > 0)
@@ -137,17 +145,6 @@ TimelineCache& timelineCache() {
   return c;
 }
 
-// The time axis spans the recorded warps' activity: after its last block exits a warp only
-// waits, "done", for the rest of the SM (on a long grid, for tens of thousands of cycles).
-int64_t timelineTotal(const TimingResult& t) {
-  int64_t runEnd = 0, activeEnd = 0;
-  for (const WarpSegment& s : t.timeline) {
-    runEnd = std::max(runEnd, s.end);
-    if (s.state != WarpState::Done) activeEnd = std::max(activeEnd, s.end);
-  }
-  return std::max<int64_t>(std::min(runEnd, activeEnd + activeEnd / 20 + 1), 1);
-}
-
 // The cache for (data, resident): a new snapshot or setting drops the view.
 TimelineCache& cachedTimeline(const SessionData& data, const TimingResult& t, int resident) {
   TimelineCache& c = timelineCache();
@@ -156,7 +153,7 @@ TimelineCache& cachedTimeline(const SessionData& data, const TimingResult& t, in
     c.data = &data;
     c.generation = data.generation;
     c.resident = resident;
-    c.total = timelineTotal(t);
+    c.total = wholeRunCycles(t);  // "fit" shows the whole simulated run
   }
   return c;
 }
@@ -200,6 +197,7 @@ void drawTimeline(const SessionData& data, const TimingResult& t, int resident, 
   ImGui::PopItemWidth();
   ImGui::SameLine();
   if (ImGui::Button("fit")) *z.zoom = 1, *z.start = 0;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("show the whole run: cycles 0 to %s", withCommas(total).c_str());
   CycleWindow win = clampWindow(*z.start, width, total);
   *z.start = int(win.start);
 
@@ -308,51 +306,77 @@ void drawTimeline(const SessionData& data, const TimingResult& t, int resident, 
   }
   ImGui::NewLine();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-  ImGui::TextWrapped(
-      "%zu warps of the SM's first %zu of %lld blocks; %zu segments drawn as %zu bars (those "
-      "narrower than a pixel merged); the SM runs to cycle %s",
-      v.rows.size(), v.rows.empty() ? size_t(0) : size_t(v.rows.back().block + 1),
-      static_cast<long long>(t.blocksSimulated), v.segments, v.drawn, withCommas(t.simulatedCycles).c_str());
+  const long long recorded = v.rows.empty() ? 0 : static_cast<long long>(v.rows.back().block + 1);
+  std::string what = countOf(static_cast<long long>(v.rows.size()), "warp") + " of the SM's " +
+                     (recorded < t.blocksSimulated ? "first " + withCommas(recorded) + " of " : "") +
+                     countOf(t.blocksSimulated, "block") + " simulated";
+  if (recorded < t.blocksSimulated) what += " (the later blocks are not recorded: their rows would be alike)";
+  if (t.extrapolated)
+    what += "; the SM runs " + countOf(t.blocksPerSM, "block") + " in all, extrapolated to " + withCommas(t.cycles) +
+            " cycles from the simulated " + withCommas(t.simulatedCycles);
+  ImGui::TextWrapped("%s; %s drawn as %s (those narrower than a pixel merged); the simulated run ends at cycle %s",
+                     what.c_str(), countOf(static_cast<long long>(v.segments), "segment").c_str(),
+                     countOf(static_cast<long long>(v.drawn), "bar").c_str(), withCommas(wholeRunCycles(t)).c_str());
   ImGui::PopStyleColor();
 }
 
 // ---------------------------------------------------------------------------------------------
 // Beside the timeline.
 
-// A horizontal bar filled to `fraction` with a text over it.
+// A horizontal bar filled to `fraction`, its text on the line above (never over the bar).
 void meter(float fraction, Rgba color, const std::string& text, float width) {
+  ImGui::TextUnformatted(text.c_str());
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 p = ImGui::GetCursorScreenPos();
-  float h = ImGui::GetTextLineHeight() + 4;
+  float h = 10;
   dl->AddRectFilled(p, ImVec2(p.x + width, p.y + h), rgba(45, 45, 52));
   dl->AddRectFilled(p, ImVec2(p.x + width * std::clamp(fraction, 0.0f, 1.0f), p.y + h), color);
-  if (fraction > 1) dl->AddText(ImVec2(p.x + width - 10, p.y + 2), rgba(255, 255, 255), ">");
-  dl->AddText(ImVec2(p.x + 5, p.y + 3), rgba(0, 0, 0), text.c_str());  // a shadow: readable on both parts
-  dl->AddText(ImVec2(p.x + 4, p.y + 2), rgba(255, 255, 255), text.c_str());
+  if (fraction > 1) {  // past the end: an arrow head in the margin-free last pixels
+    dl->AddTriangleFilled(ImVec2(p.x + width - 8, p.y), ImVec2(p.x + width, p.y + h / 2), ImVec2(p.x + width - 8, p.y + h),
+                          rgba(255, 255, 255));
+  }
   ImGui::Dummy(ImVec2(width, h));
 }
 
+// Where warps spent their cycles: a stacked bar (no text on it) and the shares as a legend below.
 void drawStateBar(const TimingResult& t, float width) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 p = ImGui::GetCursorScreenPos();
-  float h = 22, x = p.x;
+  float h = 14, x = p.x;
   ImGui::InvisibleButton("states", ImVec2(width, h));
   bool hovered = ImGui::IsItemHovered();
   float mx = ImGui::GetIO().MousePos.x;
   for (int s = 0; s < kWarpStates; ++s) {
     float w = float(t.warpStateShare[size_t(s)]) * width;
     if (w <= 0) continue;
-    Rgba c = warpStateColor(static_cast<WarpState>(s));
-    dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + w, p.y + h), c);
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%.0f%%", 100 * t.warpStateShare[size_t(s)]);
-    if (ImGui::CalcTextSize(buf).x + 4 < w) dl->AddText(ImVec2(x + 3, p.y + 4), textColorOn(c), buf);
+    dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + w, p.y + h), warpStateColor(static_cast<WarpState>(s)));
     if (hovered && mx >= x && mx < x + w)
       ImGui::SetTooltip(
-          "%s: %.1f%% of the warp-cycles before each warp exits\n(Nsight Compute: warp state "
+          "%s: %s of the warp-cycles before each warp exits\n(Nsight Compute: warp state "
           "statistics)",
-          warpStateName(static_cast<WarpState>(s)), 100 * t.warpStateShare[size_t(s)]);
+          warpStateName(static_cast<WarpState>(s)), formatPercent(t.warpStateShare[size_t(s)], 1).c_str());
     x += w;
+  }
+  // The legend: each state with a share of at least 0.5%, in the bar's order.
+  const float lineH = ImGui::GetTextLineHeight();
+  float used = 0;
+  bool first = true;
+  for (int s = 0; s < kWarpStates; ++s) {
+    double share = t.warpStateShare[size_t(s)];
+    if (share < 0.005) continue;
+    std::string label = std::string(warpStateName(static_cast<WarpState>(s))) + " " + formatPercent(share, 0);
+    float itemW = 14 + ImGui::CalcTextSize(label.c_str()).x + 12;
+    if (!first && used + itemW < width)
+      ImGui::SameLine(0, 8);
+    else
+      used = 0;
+    first = false;
+    used += itemW;
+    ImVec2 q = ImGui::GetCursorScreenPos();
+    dl->AddRectFilled(ImVec2(q.x, q.y + 3), ImVec2(q.x + 10, q.y + lineH - 3), warpStateColor(static_cast<WarpState>(s)));
+    ImGui::Dummy(ImVec2(12, lineH));
+    ImGui::SameLine(0, 2);
+    ImGui::TextUnformatted(label.c_str());
   }
 }
 
@@ -364,7 +388,7 @@ void drawResidentCurve(const SessionData& data, int current, UiState& ui, ImVec2
   ImGui::InvisibleButton("resident_curve", size);
   bool hovered = ImGui::IsItemHovered(), clicked = ImGui::IsItemClicked();
   float lineH = ImGui::GetTextLineHeight();
-  ImVec2 lo(o.x + 40, o.y + 6), hi(o.x + size.x - 8, o.y + size.y - 2 * lineH - 4);
+  ImVec2 lo(o.x + 40, o.y + 6), hi(o.x + size.x - 8, o.y + size.y - 3 * lineH - 6);
   double xMax = 1, yMax = 0;
   for (const TimingResult& t : rs) {
     xMax = std::max(xMax, double(t.residentWarpsPerSM));
@@ -376,26 +400,33 @@ void drawResidentCurve(const SessionData& data, int current, UiState& ui, ImVec2
   };
   dl->AddRectFilled(lo, hi, kPlotBg);
   char buf[32];
-  for (double y : niceTicks(0, yMax, 4).values) {
+  AxisTicks yTicks = niceTicks(0, yMax, 4), xTicks = niceTicks(0, xMax, 6);
+  for (double y : yTicks.values) {
     ImVec2 p = at(0, y);
     dl->AddLine(ImVec2(lo.x, p.y), ImVec2(hi.x, p.y), kGrid);
-    std::snprintf(buf, sizeof buf, "%g", y);
+    std::snprintf(buf, sizeof buf, "%s", tickLabel(y, yTicks.step).c_str());
     dl->AddText(ImVec2(lo.x - ImGui::CalcTextSize(buf).x - 4, p.y - lineH / 2), kAxis, buf);
   }
-  for (double x : niceTicks(0, xMax, 6).values) {
+  for (double x : xTicks.values) {
     ImVec2 p = at(x, 0);
-    std::snprintf(buf, sizeof buf, "%g", x);
+    std::snprintf(buf, sizeof buf, "%s", tickLabel(x, xTicks.step).c_str());
     dl->AddText(ImVec2(p.x - ImGui::CalcTextSize(buf).x / 2, hi.y + 2), kAxis, buf);
   }
-  dl->AddText(ImVec2(lo.x, hi.y + lineH + 2), kAxis, "resident warps per SM   (y: predicted us)");
   dl->AddRect(lo, hi, kAxis);
-  // The floor no number of warps beats: every byte at the DRAM bandwidth, plus the launch.
+  // The floor no number of warps beats: every byte at the DRAM bandwidth, plus the launch. Its
+  // label goes under the plot (with the axis' caption), never over the curve.
+  const Rgba kFloor = rgba(66, 165, 245);
+  std::string caption = "resident warps per SM   (y: predicted us)";
   if (!rs.empty() && rs.back().bandwidthBoundUs > 0) {
     double floorUs = rs.back().bandwidthBoundUs + (rs.back().timeUs - rs.back().smTimeUs);
     for (float x = lo.x; x < hi.x; x += 10)
-      dl->AddLine(ImVec2(x, at(0, floorUs).y), ImVec2(std::min(x + 5, hi.x), at(0, floorUs).y), rgba(66, 165, 245));
-    dl->AddText(ImVec2(hi.x - 90, at(0, floorUs).y - lineH), rgba(66, 165, 245), "DRAM bound");
+      dl->AddLine(ImVec2(x, at(0, floorUs).y), ImVec2(std::min(x + 5, hi.x), at(0, floorUs).y), kFloor);
+    const float ly = hi.y + 2 * lineH + 4 + lineH / 2;
+    for (float x = lo.x; x < lo.x + 18; x += 10) dl->AddLine(ImVec2(x, ly), ImVec2(x + 5, ly), kFloor);
+    std::string floorText = "DRAM bound " + formatNumber(floorUs, 2) + " us";
+    dl->AddText(ImVec2(lo.x + 24, hi.y + 2 * lineH + 4), kFloor, floorText.c_str());
   }
+  dl->AddText(ImVec2(lo.x, hi.y + lineH + 2), kAxis, caption.c_str());
   for (size_t i = 1; i < rs.size(); ++i)
     dl->AddLine(at(rs[i - 1].residentWarpsPerSM, rs[i - 1].timeUs), at(rs[i].residentWarpsPerSM, rs[i].timeUs),
                 rgba(220, 220, 230), 1.5f);
@@ -469,6 +500,12 @@ void drawStats(const SessionData& data, const TimingResult& t, int r, UiState& u
   drawStateBar(t, w);
   ImGui::Spacing();
   ImGui::TextUnformatted("time falls until bandwidth saturates");
+  std::string flat = flatCurveReason(data.byResident);
+  if (!flat.empty()) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+    ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1), "The curve is %s.", flat.c_str());
+    ImGui::PopTextWrapPos();
+  }
   drawResidentCurve(data, r, ui, ImVec2(w, std::clamp(ImGui::GetContentRegionAvail().y, 140.0f, 260.0f)));
 }
 

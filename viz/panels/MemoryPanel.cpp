@@ -505,7 +505,9 @@ void drawMemoryPanel(const SessionData& data, UiState& ui) {
       if (ImGui::Selectable(("block " + std::to_string(b)).c_str(), b == ui.memBlock)) ui.memBlock = b;
     ImGui::EndCombo();
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the simulator keeps every access of the first %zu blocks", c.blocks.size());
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the simulator keeps every access of the first %s (--block N keeps more)",
+                      countOf(static_cast<long long>(c.blocks.size()), "block").c_str());
   ImGui::SameLine();
   ImGui::SetNextItemWidth(160);
   ImGui::SliderInt("warp", &ui.memWarp, 0, std::max(numWarps - 1, 0));

@@ -142,7 +142,7 @@ void drawResult(const OccupancyResult& o, const GpuSpec& gpu) {
   ImGui::SameLine(0, 18);
   ImGui::Text("%d of %d warps/SM", o.activeWarpsPerSM, gpu.maxWarpsPerSM);
   ImGui::SameLine(0, 18);
-  ImGui::Text("occupancy %.1f%%", 100.0 * o.occupancy);
+  ImGui::Text("occupancy %s", formatPercent(o.occupancy, kOccupancyPercentDecimals).c_str());
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("active warps / max warps per SM = %d / %d\n(Nsight Compute: Theoretical Occupancy)",
                       o.activeWarpsPerSM, gpu.maxWarpsPerSM);
@@ -345,17 +345,19 @@ void drawCurve(const OccCurve& c, const OccupancyCurves& all, const KernelPoint&
     auto near = [&](ImVec2 p) { return std::hypot(m.x - p.x, m.y - p.y) < 9.0; };
     if (near(sp)) {
       ImGui::SetTooltip(
-          "sliders: %d threads, %d registers, %s B shared\n-> %d blocks/SM, %d warps/SM (%.0f%%), "
+          "sliders: %d threads, %d registers, %s B shared\n-> %d blocks/SM, %d warps/SM (%s), "
           "limited by %s",
           all.current.threads, all.current.registers, withCommas(all.current.shared).c_str(),
-          all.atCurrent.activeBlocksPerSM, all.atCurrent.activeWarpsPerSM, 100.0 * all.atCurrent.occupancy,
+          all.atCurrent.activeBlocksPerSM, all.atCurrent.activeWarpsPerSM,
+          formatPercent(all.atCurrent.occupancy, kOccupancyPercentDecimals).c_str(),
           limiterName(all.atCurrent.limiter));
     } else if (near(kp)) {
       ImGui::SetTooltip(
           "the compiled kernel: %d threads, %d registers (%s), %s B shared\n"
-          "-> %d blocks/SM, %d warps/SM (%.0f%%), limited by %s",
+          "-> %d blocks/SM, %d warps/SM (%s), limited by %s",
           all.kernel.threads, all.kernel.registers, k.registerSource.c_str(), withCommas(all.kernel.shared).c_str(),
-          all.atKernel.activeBlocksPerSM, all.atKernel.activeWarpsPerSM, 100.0 * all.atKernel.occupancy,
+          all.atKernel.activeBlocksPerSM, all.atKernel.activeWarpsPerSM,
+          formatPercent(all.atKernel.occupancy, kOccupancyPercentDecimals).c_str(),
           limiterName(all.atKernel.limiter));
     } else if (m.x >= f.lo.x && m.x <= f.hi.x) {
       const OccupancyPoint& p = nearestPoint(c, f.xAt(m.x));
@@ -363,10 +365,11 @@ void drawCurve(const OccCurve& c, const OccupancyCurves& all, const KernelPoint&
       dl->AddLine(ImVec2(pp.x, f.lo.y), ImVec2(pp.x, f.hi.y), rgba(255, 255, 255, 90));
       dl->AddCircle(pp, 5.0f, rgba(255, 255, 255), 0, 1.5f);
       ImGui::SetTooltip(
-          "%s: %d blocks/SM = %d warps/SM (%.0f%%), limited by %s\n(other inputs at the sliders; "
+          "%s: %d blocks/SM = %d warps/SM (%s), limited by %s\n(other inputs at the sliders; "
           "click to move the slider here)",
           xText(c.kind, p.x).c_str(), p.blocksPerSM, p.warpsPerSM,
-          100.0 * p.warpsPerSM / std::max(all.maxWarpsPerSM, 1), limiterName(p.limiter));
+          formatPercent(double(p.warpsPerSM) / std::max(all.maxWarpsPerSM, 1), kOccupancyPercentDecimals).c_str(),
+          limiterName(p.limiter));
       if (clicked) setSlider(c.kind, p.x, all.ranges, ui);
     }
   }

@@ -25,10 +25,11 @@ struct UiState {
   int sourceLine = 0;            // selected source line (1-based; 0: none)
   // Threads
   std::string value;             // the chosen value's name ("" : the first load's value)
+  int focusWarp = -1;            // the warp outlined in the grid (--warp; -1: none)
   // Memory
   int32_t memInstr = -1;         // chosen memory instruction id (-1: the first global load)
-  int memWarp = 0;               // warp within the block
-  int64_t memBlock = 0;          // block (among SimDetail's first blocks)
+  int memWarp = 0;               // warp within the block (Memory; --warp)
+  int64_t memBlock = 0;          // block among SimDetail's kept blocks (Memory, and the Threads masks; --block)
   // Occupancy sliders (0: not yet initialised from the kernel's own point)
   int occThreads = 0, occRegisters = 0, occSharedBytes = 0;
   uint64_t occGeneration = 0;    // the SessionData::generation they were initialised from

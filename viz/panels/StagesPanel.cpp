@@ -5,7 +5,9 @@
 //
 // Expects: SessionData::stages (from the Compiled phase on), each with its per-line
 // `sourceLine` links (viz/model/LineLinks.h computes them in the Session).
-// Guarantees: draws only the visible lines of each stage (a clipper), so long PTX costs nothing
+// Guarantees: no line is clipped: each column is as wide as its longest line (up to
+// kMaxColumnWidth, then it scrolls sideways) and the table scrolls sideways when the columns do
+// not fit; draws only the visible lines of each stage (a clipper), so long PTX costs nothing
 // off screen; a stage without text says why (`unavailable`); never blocks or throws.
 #include <imgui.h>
 
@@ -23,6 +25,10 @@
 namespace tl::viz {
 
 namespace {
+
+// Column widths: each stage as wide as its longest line within these bounds (pixels).
+constexpr float kMinColumnWidth = 220.0f;
+constexpr float kMaxColumnWidth = 1100.0f;
 
 // One stage's text split into lines, tabs expanded (the font has no tab glyph).
 struct StageLines {
@@ -176,7 +182,7 @@ void drawCounts(const SessionData& data, const UiState& ui) {
       ImGui::TextDisabled("%s n/a", st.name.c_str());
     } else {
       size_t hits = linesForSourceLine(st, ui.sourceLine).size();
-      ImGui::Text("%s %zu line%s", st.name.c_str(), hits, hits == 1 ? "" : "s");
+      ImGui::Text("%s %s", st.name.c_str(), countOf(static_cast<long long>(hits), "line").c_str());
     }
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("lines of %s whose location (loc(L:C), !dbg or .loc) is source line %d", st.name.c_str(),
@@ -236,15 +242,33 @@ void drawStagesPanel(const SessionData& data, UiState& ui) {
   }
   const float countsH = 2 * ImGui::GetFrameHeightWithSpacing() + 4;
   const float tableH = std::max(120.0f, ImGui::GetContentRegionAvail().y - countsH);
-  ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame;
+  // Every column is as wide as its longest line (so no line is clipped, loc(...) included), up
+  // to kMaxColumnWidth, beyond which the column scrolls sideways; when the columns together are
+  // wider than the panel, the table scrolls sideways. The columns stay resizable.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  std::vector<float> widths;
+  float total = 0;
+  for (size_t k : cols) {
+    const StageLines& sl = s.text[k];
+    const float numW = ImGui::CalcTextSize(std::to_string(sl.lines.size()).c_str()).x + ImGui::CalcTextSize("  ").x;
+    const float pad = 2 * ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ScrollbarSize + 12;
+    float w = data.stages[k].unavailable.empty() ? numW + sl.maxWidth + pad : 320.0f;
+    widths.push_back(std::clamp(w, kMinColumnWidth, kMaxColumnWidth));
+    total += widths.back();
+  }
+  // Narrow stages share the spare width when everything fits.
+  if (total < avail)
+    for (float& w : widths) w += (avail - total) / static_cast<float>(widths.size()) - ImGui::GetStyle().CellPadding.x * 2;
+  ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX |
+                          ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("##stages", static_cast<int>(cols.size()), flags, ImVec2(0, tableH))) {
-    for (size_t k : cols) {
-      const StageText& st = data.stages[k];
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const StageText& st = data.stages[cols[c]];
       size_t hits = ui.sourceLine > 0 ? linesForSourceLine(st, ui.sourceLine).size() : 0;
-      std::string header = st.name + "  (" + std::to_string(s.text[k].lines.size()) + " lines";
+      std::string header = st.name + "  (" + countOf(static_cast<long long>(s.text[cols[c]].lines.size()), "line");
       if (ui.sourceLine > 0 && st.unavailable.empty()) header += ", " + std::to_string(hits) + " highlighted";
       header += ")###" + st.name;
-      ImGui::TableSetupColumn(header.c_str());
+      ImGui::TableSetupColumn(header.c_str(), ImGuiTableColumnFlags_WidthFixed, widths[c]);
     }
     ImGui::TableHeadersRow();
     ImGui::TableNextRow();

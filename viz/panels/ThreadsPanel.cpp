@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <string>
 
+#include "viz/model/Format.h"
 #include "viz/model/Palette.h"
 #include "viz/model/ThreadGrid.h"
 #include "viz/panels/Panels.h"
@@ -35,7 +36,22 @@ struct GridCache {
 struct ThreadsState {
   GridCache cache;
   int columns1D = 32;  // a 1-D value is drawn as rows of this many elements
+  int cellPx = 0;      // cell size chosen by the user (0: fit, see drawGrid)
 };
+
+// What drawGrid needs besides the grid: the warp to outline and the mask of the drawn block.
+struct GridOverlay {
+  int focusWarp = -1;              // --warp: its cells outlined, the others dimmed
+  const ValueMask* mask = nullptr; // the value's load/store mask, if it has one
+  int64_t block = 0;               // the block whose mask is drawn
+};
+
+// The mask of value `name` (a masked load's result or a masked store's value), or nullptr.
+const ValueMask* maskOf(const SessionData& data, const std::string& name) {
+  for (const ValueMask& m : data.masks)
+    if (m.value == name) return &m;
+  return nullptr;
+}
 
 ThreadsState& state() {
   static ThreadsState s;
@@ -79,8 +95,10 @@ const ThreadGrid& gridFor(const SessionData& data, const LayoutValue& v, Threads
   return c.grid;
 }
 
-// The legend: one swatch per warp (its hue and where its cells are), the lane ramp, the marks.
-void drawLegend(const ThreadGrid& g) {
+// The legend: one swatch per warp (its hue and, in the tile's coordinates, where its elements
+// are: "rows 0, 4, 8, ..., 28", never a bounding box that claims rows it does not hold), the
+// lane ramp, the marks.
+void drawLegend(const ThreadGrid& g, const GridOverlay& ov) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float sw = ImGui::GetTextLineHeight();
   for (const WarpBox& b : g.warps) {
@@ -91,15 +109,15 @@ void drawLegend(const ThreadGrid& g) {
                         ImVec2(p.x + static_cast<float>(l + 1) * sw * 2 / 32, p.y + sw), laneColor(b.warp, l));
     ImGui::Dummy(ImVec2(sw * 2, sw));
     ImGui::SameLine();
+    const bool focus = ov.focusWarp == b.warp;
     if (b.cells > 0)
-      ImGui::Text("warp %d: %lld cells, rows %lld-%lld, cols %lld-%lld", b.warp, static_cast<long long>(b.cells),
-                  static_cast<long long>(b.rowMin), static_cast<long long>(b.rowMax), static_cast<long long>(b.colMin),
-                  static_cast<long long>(b.colMax));
+      ImGui::Text("warp %d%s: %s, %s", b.warp, focus ? " (outlined)" : "", countOf(b.cells, "cell").c_str(), b.where.c_str());
     else
-      ImGui::Text("warp %d: only replicas (%lld element copies)", b.warp, static_cast<long long>(b.elementsHeld));
+      ImGui::Text("warp %d%s: only replicas (%s), %s", b.warp, focus ? " (outlined)" : "",
+                  countOf(b.elementsHeld, "element copy", "element copies").c_str(), b.where.c_str());
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("warp %d holds %lld (element, lane) pairs; its hue is warpColor(%d), lighter for higher lanes",
-                        b.warp, static_cast<long long>(b.elementsHeld), b.warp);
+      ImGui::SetTooltip("warp %d holds %s; its hue is warpColor(%d), lighter for higher lanes", b.warp,
+                        countOf(b.elementsHeld, "(element, lane) pair", "(element, lane) pairs").c_str(), b.warp);
   }
   ImGui::Spacing();
   ImGui::TextDisabled("hue = warp, lightness = lane (0 dark .. 31 light); white lines = warp boundaries; outlined = the hovered thread's registers");
@@ -107,8 +125,30 @@ void drawLegend(const ThreadGrid& g) {
     ImGui::TextDisabled("white corner = element held by more than one thread (color: the lowest thread)");
 }
 
+// The mask line: what the dark, crossed cells are.
+void drawMaskNote(const SessionData& data, const LayoutValue& v, const GridOverlay& ov) {
+  if (ov.mask) {
+    const ValueMask& m = *ov.mask;
+    int64_t live = m.liveCount(ov.block);
+    if (live < 0) {
+      ImGui::TextDisabled("%s is %s under a mask; block %lld was not probed (the first %s were)", v.name.c_str(),
+                          m.store ? "stored" : "loaded", static_cast<long long>(ov.block), countOf(m.blocks, "block").c_str());
+      return;
+    }
+    ImGui::Text("block %lld: %s of %s live; dark crossed cells are masked off (the %s's mask is false%s)",
+                static_cast<long long>(ov.block), withCommas(live).c_str(), countOf(m.numel, "element").c_str(),
+                m.store ? "store" : "load", m.inLoop ? " in the loop's last iteration" : "");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s %s line %u: the mask as tl-block computes it for this block; "
+                        "masked-off elements are neither read nor written (a load gives them its `other`)",
+                        v.name.c_str(), m.store ? "stored at" : "loaded at", m.loc.line);
+  } else if (!data.masksNote.empty()) {
+    ImGui::TextDisabled("%s", data.masksNote.c_str());
+  }
+}
+
 // The grid itself, in a scrolling child; only visible cells are drawn.
-void drawGrid(const ThreadGrid& g, float height) {
+void drawGrid(const ThreadGrid& g, float height, int cellPx, const GridOverlay& ov) {
   // Cell size: as wide as fits (at most 48 px); a wide tile whose cells would be narrower than
   // 16 px gets readable 20 px cells and scrolls sideways (up to 256 columns), beyond that cells
   // shrink to fit, never below 4 px (so at most ~70k cells are ever in view). Rows fill the
@@ -121,11 +161,12 @@ void drawGrid(const ThreadGrid& g, float height) {
   float ch = std::min(std::clamp(fitH, std::min(16.0f, cw), std::max(24.0f, cw)), 40.0f);
   ch = std::max(ch, 4.0f);
   cw = std::min(cw, 2 * ch);
+  if (cellPx > 0) cw = ch = static_cast<float>(cellPx);  // the user's zoom: the grid scrolls both ways
   const float cell = std::min(cw, ch);  // for marks and thresholds
   const ImVec2 content(labelW + cw * static_cast<float>(g.cols) + 4, headerH + ch * static_cast<float>(g.rows) + 4);
   if (content.x > ImGui::GetContentRegionAvail().x || content.y > height)  // the child scrolls
-    ImGui::TextDisabled("%lld x %lld cells of %.0f x %.0f px: scroll to see the whole tile", static_cast<long long>(g.rows),
-                        static_cast<long long>(g.cols), cw, ch);
+    ImGui::TextDisabled("%lld x %lld cells of %.0f x %.0f px: scroll to see the whole tile (or pick a cell size)",
+                        static_cast<long long>(g.rows), static_cast<long long>(g.cols), cw, ch);
   ImGui::SetNextWindowContentSize(content);
   // No taller than the grid (the legend follows right under it).
   const float childH = std::min(height, content.y + ImGui::GetStyle().ScrollbarSize + 6);
@@ -164,11 +205,20 @@ void drawGrid(const ThreadGrid& g, float height) {
       auto owners = g.ownersOf(e);
       const ElementOwner& o = owners[0];
       Rgba col = laneColor(o.warp, o.lane);
-      dl->AddRectFilled(ImVec2(a.x + inset, a.y + inset), b, col);
+      const int8_t live = ov.mask ? ov.mask->at(ov.block, e) : 1;
+      const bool dimmed = ov.focusWarp >= 0 && o.warp != ov.focusWarp;
+      if (live == 0) {
+        // Masked off: the warp's hue, dark, crossed; the lane number is not drawn.
+        dl->AddRectFilled(ImVec2(a.x + inset, a.y + inset), b, IM_COL32(28, 28, 32, 255));
+        dl->AddRect(ImVec2(a.x + inset + 1, a.y + inset + 1), ImVec2(b.x - 1, b.y - 1), (col & 0x00FFFFFF) | 0x90000000);
+        if (cell >= 6) dl->AddLine(ImVec2(a.x + inset + 2, b.y - 2), ImVec2(b.x - 2, a.y + inset + 2), (col & 0x00FFFFFF) | 0xB0000000);
+      } else {
+        dl->AddRectFilled(ImVec2(a.x + inset, a.y + inset), b, dimmed ? ((col & 0x00FFFFFF) | 0x50000000) : col);
+      }
       if (owners.size() > 1 && cell >= 5)  // replicated: a corner mark
         dl->AddTriangleFilled(ImVec2(b.x - cell * 0.4f, a.y), ImVec2(b.x, a.y), ImVec2(b.x, a.y + cell * 0.4f),
                               IM_COL32(255, 255, 255, 230));
-      if (labels) {
+      if (labels && live != 0 && !dimmed) {
         std::snprintf(buf, sizeof buf, "%d", o.lane);
         ImVec2 ts = ImGui::CalcTextSize(buf);
         dl->AddText(ImVec2(a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2), textColorOn(col), buf);
@@ -180,6 +230,8 @@ void drawGrid(const ThreadGrid& g, float height) {
             break;
           }
       }
+      if (ov.focusWarp >= 0 && o.warp == ov.focusWarp)
+        dl->AddRect(ImVec2(a.x + inset, a.y + inset), b, IM_COL32(255, 214, 0, 255), 0, 0, 1.5f);
       uint8_t edges = g.edges(r, c);
       if (edges & ThreadGrid::kEdgeRight) dl->AddLine(ImVec2(b.x, a.y), ImVec2(b.x, b.y), edgeCol, edgeW);
       if (edges & ThreadGrid::kEdgeBottom) dl->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, b.y), edgeCol, edgeW);
@@ -209,6 +261,11 @@ void drawGrid(const ThreadGrid& g, float height) {
   if (hoverElem >= 0) {
     ImGui::BeginTooltip();
     ImGui::TextUnformatted(describeElement(g, hoverElem).c_str());
+    if (ov.mask) {
+      int8_t live = ov.mask->at(ov.block, hoverElem);
+      ImGui::Text("block %lld: %s", static_cast<long long>(ov.block),
+                  live == 1 ? "live (the mask is true)" : live == 0 ? "masked off (the mask is false)" : "not reached");
+    }
     const ElementOwner& o = g.firstOwner(hoverElem);
     ImGui::TextDisabled("outlined: the other elements thread %d holds (its %lld registers)", o.thread(),
                         static_cast<long long>(g.regsPerThread));
@@ -255,26 +312,44 @@ void drawThreadsPanel(const SessionData& data, UiState& ui) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("a 1-D value is drawn as rows of this many consecutive elements");
   }
 
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  static const int kCellChoices[] = {0, 6, 10, 16, 24, 32};
+  std::string curCell = s.cellPx == 0 ? "fit" : std::to_string(s.cellPx) + " px";
+  if (ImGui::BeginCombo("cell size", curCell.c_str())) {
+    for (int c : kCellChoices)
+      if (ImGui::Selectable(c == 0 ? "fit" : (std::to_string(c) + " px").c_str(), c == s.cellPx)) s.cellPx = c;
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("fit: as large as fits (a wide tile scrolls); a fixed size zooms in or out and scrolls both ways");
+
   const ThreadGrid& g = gridFor(data, *v, s);
   if (!g.ok) {
     ImGui::TextWrapped("Cannot draw %s: %s", v->name.c_str(), g.error.c_str());
     return;
   }
-  ImGui::Text("%s: %lld elements, %d warps x 32 lanes, %lld registers per thread, each element held by %lld thread%s",
-              g.layoutText.c_str(), static_cast<long long>(g.numel), g.numWarps, static_cast<long long>(g.regsPerThread),
-              static_cast<long long>(g.replication), g.replication == 1 ? "" : "s");
+  ImGui::Text("%s: %s, %s x 32 lanes, %s per thread, each element held by %s", g.layoutText.c_str(),
+              countOf(g.numel, "element").c_str(), countOf(g.numWarps, "warp").c_str(),
+              countOf(g.regsPerThread, "register").c_str(), countOf(g.replication, "thread").c_str());
   if (g.oneD)
-    ImGui::TextDisabled("1-D value of %lld elements drawn as %lld rows of %lld (row label = first element index)",
-                        static_cast<long long>(g.numel), static_cast<long long>(g.rows), static_cast<long long>(g.cols));
+    ImGui::TextDisabled("1-D value of %s drawn as %s of %s (row label = first element index)",
+                        countOf(g.numel, "element").c_str(), countOf(g.rows, "row").c_str(), withCommas(g.cols).c_str());
   else
     ImGui::TextDisabled("rows x columns of the tile; hover a cell for its owners");
 
+  GridOverlay ov;
+  ov.focusWarp = ui.focusWarp < g.numWarps ? ui.focusWarp : -1;
+  ov.mask = maskOf(data, v->name);
+  ov.block = ui.memBlock;
+  drawMaskNote(data, *v, ov);
+
   const float legendH = (static_cast<float>(g.warps.size()) + 2.5f) * ImGui::GetTextLineHeightWithSpacing();
   const float gridH = std::max(160.0f, ImGui::GetContentRegionAvail().y - std::min(legendH, 260.0f));
-  drawGrid(g, gridH);
+  drawGrid(g, gridH, s.cellPx, ov);
   ImGui::Spacing();
   ImGui::BeginChild("##legend", ImVec2(0, 0), false);
-  drawLegend(g);
+  drawLegend(g, ov);
   ImGui::EndChild();
 }
 

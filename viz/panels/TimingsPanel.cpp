@@ -15,6 +15,7 @@
 #include <string>
 
 #include "viz/model/Comparisons.h"
+#include "viz/model/Format.h"
 #include "viz/model/Palette.h"
 #include "viz/panels/Panels.h"
 
@@ -44,11 +45,12 @@ std::string pct(const std::optional<double>& e) {
 
 void where(const SessionData& data) {
   ImGui::TextWrapped(
-      "Measurements come from a GPU machine: `tl-ptx %s --results DIR` writes a results JSON for "
-      "one launch, and bench/gpu/run_h200.sh runs every kernel against Triton and PyTorch "
-      "(bench/results/gpu/compare.json). Results folder: %s.",
+      "Measurements come from a GPU machine: `tl-ptx %s --results-dir DIR` writes a results JSON for "
+      "one launch, with the SHA-256 of the source it compiled, and bench/gpu/run_h200.sh runs every kernel "
+      "against Triton and PyTorch (bench/results/gpu/compare.json). tl-viz pairs a measurement with this "
+      "source only when that hash and the launch match. Results folder: %s.",
       data.inputs.path.c_str(),
-      data.inputs.resultsDir.empty() ? "found next to kernels/ (bench/results/gpu)" : data.inputs.resultsDir.c_str());
+      data.measuredDir.empty() ? "none found (--measured DIR)" : data.measuredDir.c_str());
 }
 
 void defaultLaunch(const SessionData& data) {
@@ -56,7 +58,10 @@ void defaultLaunch(const SessionData& data) {
   ImGui::SameLine();
   ImGui::TextDisabled("(%s)", data.launchText.c_str());
   if (!data.measured) {
-    ImGui::TextDisabled("not measured: no results JSON for this kernel's default launch.");
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kWarn, "%s.", data.measuredNote.empty() ? "no measurement for this source" : data.measuredNote.c_str());
+    ImGui::PopTextWrapPos();
+    if (!data.sourceSha256.empty()) ImGui::TextDisabled("this source: SHA-256 %s", data.sourceSha256.c_str());
     return;
   }
   MeasuredVsPredicted m = measuredVsPredicted(*data.measured, data.report, data.launch, data.numWarps);
@@ -243,25 +248,16 @@ void drawTimingsPanel(const SessionData& data, UiState& ui) {
     ImGui::TextDisabled("simulating...");
     return;
   }
-  if (!data.measuredNote.empty()) {
-    ImGui::TextWrapped("No measurements shown: %s.", data.measuredNote.c_str());
-    return;
-  }
-  if (data.timings.empty() && !data.measured) {
-    ImGui::TextUnformatted("Nothing measured for this kernel yet.");
-    where(data);
-    return;
-  }
   defaultLaunch(data);
   ImGui::Separator();
   std::vector<TimingsTableRow> rows = timingsTable(data.timings);
   if (rows.empty()) {
-    ImGui::TextDisabled("No per-size comparison (compare.json) rows for this kernel.");
+    ImGui::TextDisabled("No per-size comparison rows (compare.json) for this source.");
     where(data);
     return;
   }
   TimingsSummary s = summarizeTimings(rows);
-  ImGui::Text("Measured against simulated, per size (%d rows):", s.rows);
+  ImGui::Text("Measured against simulated, per size (%s):", countOf(s.rows, "row").c_str());
   ImGui::SameLine();
   if (s.compared)
     ImGui::TextColored(s.within == s.compared ? kGood : kWarn,
