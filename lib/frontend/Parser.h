@@ -4,7 +4,9 @@
 // Expects: the token list of lex() (ending in End). Guarantees: syntax errors are reported to
 // the DiagEngine with their location, and parsing recovers at the next statement (skipping to
 // the end of the line or the block), so several errors are reported in one run. Every error
-// path consumes at least one token, so the parser terminates on any input.
+// path consumes at least one token, so the parser terminates on any input. Nesting is bounded
+// by ast::kMaxNesting (blocks plus expression levels, AST.h): deeper input is a located error
+// and no deeper AST is ever built, so the walks after the parser cannot overflow the stack.
 #pragma once
 
 #include <memory>
