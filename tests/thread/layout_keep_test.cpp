@@ -9,8 +9,9 @@
 //   - executed accesses (sectors per warp instruction, sim/Coalescing.h): the naive transpose
 //     under keepLayouts stores uncoalesced and uses no shared memory; the tiled one
 //     (trans) is coalesced on both sides in both modes and goes through shared memory once;
-//   - trans of non-square tiles of several dtypes at ragged sizes, on the executor in both
-//     modes, equals a C++ transpose.
+//   - trans of non-square tiles of several dtypes at ragged sizes equals a C++ transpose in
+//     tl-scalar, tl-block and the thread IR (both modes, num_warps 1..8);
+//   - keepLayouts on a reduction stored from its slice layout and on a gather.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,6 +26,8 @@
 #include <unistd.h>
 #include "sim/Coalescing.h"
 #include "sim/ThreadExecutor.h"
+#include "block/BlockInterpreter.h"
+#include "scalar/ScalarInterpreter.h"
 #include "thread/Pipeline.h"
 
 namespace tl::layout_test {
@@ -279,53 +282,6 @@ TEST(KeepLayoutsExecuted, TiledTransposeIsCoalescedOnBothSides) {
   EXPECT_NE(explainMemoryLayouts(tc).find("in this layout: fastest dim 1"), std::string::npos) << explainMemoryLayouts(tc);
 }
 
-// --- trans of non-square tiles, executed ---------------------------------------------------------
-
-// out[j, i] = x[i, j] through trans(), for a DTYPE and tile BMxBN at a ragged size.
-std::string transKernel(const std::string& dtype) {
-  return "@launch(M=37, N=21, BM=8, BN=32, grid=(cdiv(M, BM), cdiv(N, BN)),\n"
-         "        x=randn((M, N), seed=7, dtype=" + dtype + "), y=zeros((N, M), dtype=" + dtype + ", output=True))\n"
-         "@jit\n"
-         "def t(x, y, M, N, BM: constexpr, BN: constexpr):\n"
-         "    i = program_id(0) * BM + arange(0, BM)\n"
-         "    j = program_id(1) * BN + arange(0, BN)\n"
-         "    v = load(x + i[:, None] * N + j[None, :], mask=(i[:, None] < M) & (j[None, :] < N))\n"
-         "    w = trans(v)\n"
-         "    store(y + j[:, None] * M + i[None, :], w, mask=(j[:, None] < N) & (i[None, :] < M))\n";
-}
-
-TEST(TransExecuted, NonSquareRaggedTilesEveryDtypeBothModes) {
-  namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("tl_trans_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  for (const char* dtype : {"f32", "f16", "i32"})
-    for (const std::vector<LaunchOverride>& sets :
-         {std::vector<LaunchOverride>{}, {{"BM", "32"}, {"BN", "4"}}, {{"M", "5"}, {"N", "70"}, {"BM", "2"}, {"BN", "64"}}}) {
-      fs::path path = dir / (std::string(dtype) + ".tl");
-      std::ofstream(path) << transKernel(dtype);
-      std::ostringstream err;
-      auto k = compileKernelFile(path.string(), sets, err);
-      ASSERT_TRUE(k) << err.str();
-      const int64_t m = k->launch.buffer("x")->shape[0], n = k->launch.buffer("x")->shape[1];
-      for (bool keep : {false, true})
-        for (int nw : {1, 2, 4, 8}) {
-          ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{nw, keep});
-          Memory mem = Memory::fromLaunch(k->launch);
-          runThreadIR(*tc.threadIR, k->launch, mem);
-          const Buffer* x = mem.find("x");
-          const Buffer* y = mem.find("y");
-          ASSERT_TRUE(x && y);
-          int64_t wrong = 0;
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j) wrong += y->getF(j * m + i) != x->getF(i * n + j);
-          EXPECT_EQ(wrong, 0) << dtype << " keep=" << keep << " num_warps " << nw << " M=" << m << " N=" << n;
-        }
-    }
-  fs::remove_all(dir);
-}
-
-// --- keepLayouts on stores of reductions and on gathers ----------------------------------------
-
 // Compiles `source` (written to a temporary file named `stem`.tl) with `sets`.
 std::unique_ptr<CompiledKernel> compileSource(const std::string& stem, const std::string& source,
                                               const std::vector<LaunchOverride>& sets = {}) {
@@ -338,6 +294,62 @@ std::unique_ptr<CompiledKernel> compileSource(const std::string& stem, const std
   EXPECT_TRUE(k) << err.str();
   return k;
 }
+
+// --- trans of non-square tiles, executed ---------------------------------------------------------
+
+// out[j, i] = x[i, j] through trans(), for a DTYPE and tile BMxBN at a ragged size.
+std::string transKernel(const std::string& dtype) {
+  return "@launch(M=37, N=21, BM=8, BN=32, grid=(cdiv(M, BM), cdiv(N, BN)),\n"
+         "        x=uniform((M, N), lo=-1000, hi=1000, seed=7, dtype=" + dtype + "),\n"
+         "        y=zeros((N, M), dtype=" + dtype + ", output=True))\n"
+         "@jit\n"
+         "def t(x, y, M, N, BM: constexpr, BN: constexpr):\n"
+         "    i = program_id(0) * BM + arange(0, BM)\n"
+         "    j = program_id(1) * BN + arange(0, BN)\n"
+         "    v = load(x + i[:, None] * N + j[None, :], mask=(i[:, None] < M) & (j[None, :] < N))\n"
+         "    w = trans(v)\n"
+         "    store(y + j[:, None] * M + i[None, :], w, mask=(j[:, None] < N) & (i[None, :] < M))\n";
+}
+
+// Elements of y that are not x transposed (the C++ oracle: y[j, i] == x[i, j], exactly).
+int64_t notTransposed(const Memory& mem) {
+  const Buffer *x = mem.find("x"), *y = mem.find("y");
+  if (!x || !y) return -1;
+  const int64_t m = x->shape[0], n = x->shape[1];
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) wrong += y->getF(j * m + i) != x->getF(i * n + j);
+  return wrong;
+}
+
+// tl-scalar (the front end's IR), tl-block (after the block pipeline) and the thread IR (both
+// modes, num_warps 1..8) against the oracle.
+TEST(TransExecuted, NonSquareRaggedTilesEveryDtypeEveryStage) {
+  for (const char* dtype : {"f32", "f16", "i32"})
+    for (const std::vector<LaunchOverride>& sets :
+         {std::vector<LaunchOverride>{}, {{"BM", "32"}, {"BN", "4"}}, {{"M", "5"}, {"N", "70"}, {"BM", "2"}, {"BN", "64"}}}) {
+      auto k = compileSource(std::string("trans_") + dtype, transKernel(dtype), sets);
+      ASSERT_TRUE(k);
+      std::string where = std::string(dtype) + " " + describeLaunch(*k);
+      Memory scalar = Memory::fromLaunch(k->launch);
+      runScalar(*k->ir, k->launch, scalar);
+      EXPECT_EQ(notTransposed(scalar), 0) << "tl-scalar " << where;
+      auto opt = cloneFunction(*k->ir);
+      blockPipeline().run(*opt);
+      Memory block = Memory::fromLaunch(k->launch);
+      runBlock(*opt, k->launch, block);
+      EXPECT_EQ(notTransposed(block), 0) << "tl-block " << where;
+      for (bool keep : {false, true})
+        for (int nw : {1, 2, 4, 8}) {
+          ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{nw, keep});
+          Memory mem = Memory::fromLaunch(k->launch);
+          runThreadIR(*tc.threadIR, k->launch, mem);
+          EXPECT_EQ(notTransposed(mem), 0) << "thread keep=" << keep << " num_warps " << nw << " " << where;
+        }
+    }
+}
+
+// --- keepLayouts on stores of reductions and on gathers ----------------------------------------
 
 // Compiled with and without keepLayouts at num_warps 1..8, `check` holds on the outputs; with
 // keepLayouts nothing converts.
