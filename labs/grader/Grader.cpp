@@ -3,6 +3,9 @@
 #include "grader/Grader.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -495,6 +498,27 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
     g.infrastructureError = e.what();
   }
   return finish();
+}
+
+std::vector<GradeResult> gradeClass(const LabSpec& spec, const std::vector<std::string>& files,
+                                    const ReferenceRuns& reference, unsigned jobs,
+                                    const std::function<void(size_t, size_t)>& onDone) {
+  std::vector<GradeResult> results(files.size());
+  std::atomic<size_t> next{0};
+  size_t done = 0;
+  std::mutex mu;
+  auto worker = [&] {
+    for (size_t i; (i = next++) < files.size();) {
+      results[i] = gradeSubmission(spec, files[i], reference);
+      std::lock_guard<std::mutex> lock(mu);
+      ++done;
+      if (onDone) onDone(done, files.size());
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(1u, std::min<unsigned>(jobs, unsigned(files.size()))); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  return results;
 }
 
 nlohmann::ordered_json toJson(const GradeResult& r) {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -73,6 +74,12 @@ ReferenceRuns runReference(const LabSpec& spec, uint64_t seed);
 // Grades one submission. Never throws for anything the submission does; a grader failure is
 // reported in GradeResult::infrastructureError.
 GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const ReferenceRuns& reference);
+
+// Grades every file with `jobs` threads sharing one reference; `onDone(done, total)` is called
+// (under a lock) after each submission, e.g. for a progress bar. Results are in `files`' order.
+std::vector<GradeResult> gradeClass(const LabSpec& spec, const std::vector<std::string>& files,
+                                    const ReferenceRuns& reference, unsigned jobs,
+                                    const std::function<void(size_t done, size_t total)>& onDone = {});
 
 // The whole result as JSON (tl-grade --json), and as a JUnit XML test suite (--junit).
 nlohmann::ordered_json toJson(const GradeResult& r);

@@ -9,13 +9,11 @@
 // grader itself fails (the lab's spec or reference is broken, a file cannot be written).
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <mutex>
 #include <random>
 #include <thread>
 
@@ -112,18 +110,7 @@ int main(int argc, char** argv) {
     std::cout << (quiet ? "" : formatResult(results[0], spec));
     if (quiet) std::cout << files[0] << ": " << results[0].score << " / " << results[0].maxScore << "\n";
   } else {
-    std::atomic<size_t> next{0}, done{0};
-    std::mutex mu;
-    auto worker = [&] {
-      for (size_t i; (i = next++) < files.size();) {
-        results[i] = gradeSubmission(spec, files[i], reference);
-        std::lock_guard<std::mutex> lock(mu);
-        progress(++done, files.size());
-      }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < std::min<size_t>(jobs, files.size()); ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
+    results = gradeClass(spec, files, reference, jobs, progress);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     size_t passing = 0, broken = 0;
     for (const auto& r : results) {
