@@ -37,6 +37,13 @@ else
   echo "tl-viz was not built (needs libimgui-dev libglfw3-dev libgl-dev; scripts/install-deps.sh installs them)"
 fi
 echo
+echo "=== 7. tl-grade: the course's grader, no GPU: a student's starter and the reference solution of lab 1 ==="
+"$B"/labs/grader/tl-grade labs/01-coalescing labs/01-coalescing/starter.tl || true   # the starter fails on purpose
+"$B"/labs/grader/tl-grade labs/01-coalescing labs/01-coalescing/solution.tl --quiet
+echo
+echo "=== a wrong kernel that every stage agrees with, caught by --reference and the never-written report ==="
+"$B"/stages/block/tl-block tests/checks/kernels/floor_grid.tl --reference tests/checks/kernels/scale.tl || true
+echo
 echo "=== every kernel in kernels/ through tl-block and tl-thread, checked against tl-scalar ==="
 "$B"/stages/block/tl-block --quiet
 "$B"/stages/thread/tl-thread --quiet

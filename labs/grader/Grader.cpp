@@ -17,6 +17,7 @@
 #include "frontend/Frontend.h"
 #include "ir/Pass.h"
 #include "runtime/Checks.h"
+#include "runtime/Driver.h"  // plural
 #include "runtime/Hash.h"
 #include "sim/SimReport.h"
 #include "sim/ThreadExecutor.h"
@@ -436,7 +437,7 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
                                      "reference", spec.tolerance)) {
                 if (co.cmp.pass) continue;
                 std::string what = !co.cmp.reason.empty() ? co.cmp.reason
-                                   : std::to_string(co.cmp.mismatches) + " elements differ from the reference's";
+                                   : plural(co.cmp.mismatches, "element") + (co.cmp.mismatches == 1 ? " differs" : " differ") + " from the reference's";
                 if (!l.hidden && co.cmp.reason.empty())
                   what += " (worst at " + formatIndex(co.shape, co.cmp.worstIndex) + ", max abs error " +
                           fmt(co.cmp.maxAbsErr) + ")";

@@ -272,7 +272,7 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
 
 // --unfused: one line per unfused kernel, its PTX and ptxas' registers.
 void printUnfusedKernels(const tl::UnfusedBuild& b, std::ostream& out) {
-  out << "   unfused: " << b.kernels.size() << " kernels\n";
+  out << "   unfused: " << tl::plural(int64_t(b.kernels.size()), "kernel") << "\n";
   for (const tl::UnfusedKernelBuild& kb : b.kernels) {
     const tl::CacheEntry& e = kb.jit.entry;
     out << "     " << kb.description << "  (entry " << e.kernelName << ")\n"
@@ -431,8 +431,8 @@ int main(int argc, char** argv) {
         ok = ok && run.check != "FAIL";
         unfusedJson = tl::unfusedToJson(ub, &run);
       } else {
-        out << "   unfused: GPU step skipped: " << gpu.why << "; PTX of the " << ub.kernels.size()
-            << " kernels written to " << o.ptxDir << "\n";
+        out << "   unfused: GPU step skipped: " << gpu.why << "; PTX of the "
+            << tl::plural(int64_t(ub.kernels.size()), "kernel") << " written to " << o.ptxDir << "\n";
         unfusedJson = tl::unfusedToJson(ub, nullptr);
       }
     }
