@@ -124,6 +124,7 @@ TEST(KernelVectorWidths, DefaultLaunches) {
   check("strided_copy", {}, {1}, {4});           // x[i * 3] is not contiguous; out[i] is
   check("transpose", {}, {2}, {4});              // N = 170: rows of `in` 8-byte aligned; out columns
   check("transpose", {"stride_on=2"}, {2}, {1});  // no unit stride: the store is not contiguous
+  check("transpose_tiled", {}, {2}, {4});        // trans(tile) stored along the rows of `out`
   check("matmul", {}, {4, 4}, {4});
   check("bias_gelu", {}, {4, 1}, {4});           // the 64-element bias: fewer elements than threads
 }
