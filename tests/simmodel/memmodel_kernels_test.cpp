@@ -146,6 +146,11 @@ TEST(MemModelKernels, StridedCopySectorsGrowWithTheStride) {
       EXPECT_EQ(bytes, 4);
     }
     EXPECT_NEAR(ld->sectorsPerRequest(), expected, 0.01 * expected);
+    // Sectors per ideal grades the access whatever its width: 1.0 for stride 1's 16-byte
+    // vectors (16 sectors per request), the stride for 4-byte lanes, 8 once each has a sector.
+    const double perIdeal = std::min(stride, 8);
+    EXPECT_NEAR(ld->sectorsPerIdeal(), perIdeal, 0.01 * perIdeal);
+    EXPECT_NEAR(st->sectorsPerIdeal(), 1.0, 0.01);
     EXPECT_NEAR(ld->efficiency(), stride == 1 ? 1.0 : 4.0 * 32 / (32.0 * expected), 0.01);
     EXPECT_LE(ld->efficiency(), previousEfficiency);  // more bytes fetched per byte used
     previousEfficiency = ld->efficiency();
@@ -182,6 +187,8 @@ TEST(MemModelKernels, TransposeStoresFollowTheChosenLayout) {
   EXPECT_GT(ld->efficiency(), 0.7);
   EXPECT_LT(st->efficiency(), 0.15);  // 4 useful bytes per 32-byte sector, at best
   EXPECT_NEAR(st->sectorsPerRequest(), double(st->threadAccesses) / double(st->requests), 0.01);
+  EXPECT_GT(st->sectorsPerIdeal(), 3.0);  // a sector per lane where a few would hold the bytes
+  EXPECT_LT(ld->sectorsPerIdeal(), 1.3);
   EXPECT_EQ(naive.report.totals.sharedLoad.executions, 0);
 
   Analyzed tuned = analyze("transpose");
@@ -191,6 +198,7 @@ TEST(MemModelKernels, TransposeStoresFollowTheChosenLayout) {
   ASSERT_TRUE(ld2 && st2);
   EXPECT_GT(ld2->efficiency(), 0.7) << tuned.layouts;
   EXPECT_GT(st2->efficiency(), 0.7) << tuned.layouts;
+  EXPECT_LT(st2->sectorsPerIdeal(), 1.3) << tuned.layouts;
   EXPECT_LT(st2->sectors, st->sectors / 4);
   // The conversion goes through shared memory.
   EXPECT_GT(tuned.report.totals.sharedStore.executions + tuned.report.totals.sharedLoad.executions, 0)
