@@ -474,7 +474,9 @@ Json launchJson(const LaunchConfig& launch, const KernelRun& k) {
   j["threads_per_block"] = k.numWarps * 32;
   j["shared_bytes_per_block"] = k.sharedBytes;
   Json sizes = Json::object();
-  for (const auto& [name, value] : launch.names) sizes[name] = value;
+  // As a tl-ptx results file's "sizes": the names, without grid, num_warps and the buffers.
+  for (const auto& [name, value] : launch.names)
+    if (name != "grid" && name != "num_warps" && !launch.buffer(name)) sizes[name] = value;
   j["sizes"] = std::move(sizes);
   Json cx = Json::object();
   for (const auto& [name, value] : launch.constexprs) cx[name] = value;

@@ -220,6 +220,10 @@ TEST(SimReportFields, LaunchSourceAndVersion) {
   EXPECT_EQ(l["num_warps"], 4);
   EXPECT_EQ(l["sizes"]["M"], "100");
   EXPECT_EQ(l["sizes"]["N"], "781");
+  // Like a tl-ptx results file's sizes: no grid, num_warps or buffers (they have fields of their own).
+  EXPECT_FALSE(l["sizes"].contains("grid"));
+  EXPECT_FALSE(l["sizes"].contains("num_warps"));
+  EXPECT_FALSE(l["sizes"].contains("x_ptr"));
   EXPECT_EQ(l["constexprs"]["BLOCK_N"], 1024);
   EXPECT_EQ(l["scalars"]["N"], 781);
   ASSERT_EQ(l["buffers"].size(), 2u);
@@ -294,6 +298,8 @@ TEST(SimReportFields, MeasuredH200FileIsTimedAndMatchesTheSource) {
   SimReport r = simulateKernel(*k->ir, k->launch, o);
   const Json& j = r.json["measured"];
   EXPECT_TRUE(j["timed"].get<bool>());
+  // The same launch, written the same way (compared as unordered objects).
+  EXPECT_EQ(nlohmann::json::parse(j["sizes"].dump()), nlohmann::json::parse(r.json["launch"]["sizes"].dump()));
   EXPECT_GT(j["median_us"].get<double>(), 0.0);
   if (m.contains("source_sha256")) EXPECT_EQ(j["source_matches"], m["source_sha256"] == r.json["source"]["sha256"]);
   EXPECT_NE(r.summary.find("us median"), std::string::npos) << r.summary;
