@@ -1,6 +1,6 @@
 // The simulator's report (see SimReport.h): runs one kernel through every model of sim/ and
-// gathers the results into JSON (docs/sim.md, "The report", is the schema), then renders the
-// JSON as a readable summary. The flow, per kernel (fused, then each unfused kernel):
+// gathers the results into JSON (docs/sim.md, "The report", is the schema); SimSummary.cpp
+// renders the JSON as a readable summary. The flow, per kernel (fused, then each unfused kernel):
 //
 //   compileToThreadIR -> runThreadIR (accesses + warp traces, first N blocks)
 //     -> estimateRegisters + occupancy -> analyzeMemory (scaled to the grid) -> predictTime

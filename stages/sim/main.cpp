@@ -1,8 +1,8 @@
 // tl-sim: the simulator's front door. Compiles a kernel to thread IR, runs it warp by warp with
-// every memory access recorded, and prints what a profiler would: occupancy, each memory
-// instruction's coalescing and bank conflicts, the kernel totals under their Nsight Compute
-// names, DRAM traffic, the predicted time and its limiter, and what fusion saves. The full
-// numbers go to a JSON report (docs/sim.md, "The report", is its schema).
+// every memory access recorded, and prints what a profiler would: theoretical and achieved
+// occupancy, each source line's coalescing (sectors per ideal) and bank conflicts, DRAM
+// traffic, the predicted time and its limiter, and what fusion saves. The full numbers go to a
+// JSON report (docs/sim.md, "The report", is its schema).
 //
 //   tl-sim                                          # every kernel in kernels/
 //   tl-sim kernels/softmax.tl --gpu a100 --report softmax.json --trace softmax.trace.json
