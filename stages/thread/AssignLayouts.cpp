@@ -31,7 +31,7 @@
 // scatters) follow the addresses: pointer tiles cannot move between threads.
 // Data then changes threads only where the source says so: reductions, and trans, whose result
 // is materialised in the default row-major layout for its shape (with the operand's vector
-// width) by a convert_layout of its operand at the trans's location.
+// width) by a convert_layout right after it, at the trans's location.
 #include <algorithm>
 #include <deque>
 #include <numeric>
@@ -205,7 +205,10 @@ class Assigner {
       decide(fn_.body);
       if (!keep_ || round > memOps || !reanchorLoads()) break;
     }
-    if (keep_) anchorStoresOnValues();
+    if (keep_) {
+      anchorStoresOnValues();
+      materializeTransposes(fn_.body);
+    }
     insertConversions(fn_.body);
     fn_.numWarps = numWarps_;
   }
@@ -519,6 +522,31 @@ class Assigner {
       const LayoutPtr& l = op.operand(1)->type.layout;
       if (l && !sameLayout(l, anchors_[&op])) reanchor(op, l);
     });
+  }
+
+  // Each trans was decided in its materialised layout (what its users see): it becomes the free
+  // permutation (transposedLayout of its operand's) and a convert_layout to that layout right
+  // after it, at the trans's location.
+  void materializeTransposes(Region& r) {
+    for (size_t i = 0; i < r.ops.size(); ++i) {
+      Op* op = r.ops[i].get();
+      for (auto& sub : op->regions) materializeTransposes(*sub);
+      if (op->kind != OpKind::Trans) continue;
+      const LayoutPtr& in = op->operand(0)->type.layout;
+      Value* res = op->result();
+      if (!in || in->kind() != Layout::Kind::Blocked) continue;
+      LayoutPtr free = transposedLayout(*in), shown = res->type.layout;
+      if (sameLayout(free, shown)) continue;
+      Builder b(&r);
+      b.setInsertionPoint(&r, i + 1);
+      b.setLoc(op->loc);
+      setLayout(res, free);
+      Op* c = b.create(OpKind::ConvertLayout, {res}, {res->type.withLayout(shown)});
+      c->result()->name = res->name;
+      replaceAllUsesWith(fn_.body, res, c->result());
+      c->operands[0] = res;
+      ++i;
+    }
   }
 
   // The decided layout of result k of `op` (for a yield: of its owner's carried value k).
