@@ -394,7 +394,15 @@ double numberAt(const nlohmann::json& m, const char* ptr) {
 // The measured section: what a tl-ptx results file (stages/ptx/Results.h) says beside what
 // the model predicts. A number the file does not have (no GPU run: no time, no driver
 // occupancy) is null, and `timed` / `note` say why.
-Json measuredJson(const nlohmann::json& m, const KernelRun& k, const std::string& sourceSha256) {
+// Whether a results file ran the launch this report simulates: the same sizes (names and values
+// as text), grid and num_warps.
+bool sameLaunch(const nlohmann::json& m, const Json& launch) {
+  if (!m.contains("sizes") || !m["sizes"].is_object() || !m.contains("grid") || !m.contains("num_warps")) return false;
+  return m["sizes"] == nlohmann::json::parse(launch["sizes"].dump()) &&
+         m["grid"] == nlohmann::json::parse(launch["grid"].dump()) && m["num_warps"] == launch["num_warps"];
+}
+
+Json measuredJson(const nlohmann::json& m, const KernelRun& k, const std::string& sourceSha256, const Json& launch) {
   std::string why;
   const bool timed = measuredHasTiming(m, &why);
   const double medianUs = 1000 * numberAt(m, "/time/median_ms");
@@ -407,6 +415,7 @@ Json measuredJson(const nlohmann::json& m, const KernelRun& k, const std::string
   const std::string theirs = stringAt(m, "/source_sha256");
   j["source_sha256"] = orNull(!theirs.empty(), theirs);
   j["source_matches"] = orNull(!theirs.empty() && !sourceSha256.empty(), theirs == sourceSha256);
+  j["launch_matches"] = sameLaunch(m, launch);
   j["gpu_ran"] = boolAt(m, "/gpu/ran");
   j["timed"] = timed;
   j["note"] = why;
@@ -574,7 +583,7 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
   j["memory"] = memoryJson(k);
   j["timing"] = timingJson(k.timing);
   if (o.unfused) j["fusion"] = fusionJson(tc, k, launch, gpu, o);
-  if (o.measured) j["measured"] = measuredJson(*o.measured, k, sha);
+  if (o.measured) j["measured"] = measuredJson(*o.measured, k, sha, j["launch"]);
 
   SimReport report;
   report.summary = formatSimReport(j);

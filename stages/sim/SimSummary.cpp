@@ -140,6 +140,8 @@ void measuredLines(const Json& m, std::ostringstream& os) {
      << ", model " << m["blocks_per_sm_predicted"].get<int>();
   if (!m["occupancy_agrees"].is_null()) os << (m["occupancy_agrees"].get<bool>() ? " (equal)" : " (DIFFERENT)");
   os << "\n";
+  if (!m["launch_matches"].get<bool>())
+    os << "  measured: WARNING: the results file ran another launch (sizes, grid or num_warps differ)\n";
   if (m["source_matches"].is_boolean() && !m["source_matches"].get<bool>())
     os << "  measured: WARNING: the results file was measured on a different source (SHA-256 differs)\n";
 }

@@ -298,6 +298,14 @@ TEST(SimReportFields, MeasuredH200FileIsTimedAndMatchesTheSource) {
   SimReport r = simulateKernel(*k->ir, k->launch, o);
   const Json& j = r.json["measured"];
   EXPECT_TRUE(j["timed"].get<bool>());
+  EXPECT_TRUE(j["launch_matches"].get<bool>());
+  EXPECT_EQ(r.summary.find("WARNING"), std::string::npos) << r.summary;
+  // Another launch: said so.
+  auto other = compile("softmax", {{"M", "128"}});
+  ASSERT_TRUE(other);
+  SimReport o2 = simulateKernel(*other->ir, other->launch, o);
+  EXPECT_FALSE(o2.json["measured"]["launch_matches"].get<bool>());
+  EXPECT_NE(o2.summary.find("the results file ran another launch"), std::string::npos) << o2.summary;
   // The same launch, written the same way (compared as unordered objects).
   EXPECT_EQ(nlohmann::json::parse(j["sizes"].dump()), nlohmann::json::parse(r.json["launch"]["sizes"].dump()));
   EXPECT_GT(j["median_us"].get<double>(), 0.0);
