@@ -14,6 +14,19 @@ namespace tl {
 
 namespace fs = std::filesystem;
 
+// PARAM=FILE: the file must exist when the options are read (not only when a stage gets to it:
+// tl-ptx without a GPU never opens an --expect file).
+static const CLI::Validator kParamEqualsExistingFile(
+    [](std::string& v) -> std::string {
+      auto eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) return "expects PARAM=FILE, got '" + v + "'";
+      std::error_code ec;
+      std::string file = v.substr(eq + 1);
+      if (!fs::is_regular_file(file, ec)) return "no such file: " + file;
+      return "";
+    },
+    "PARAM=FILE");
+
 void addStageOptions(CLI::App& app, StageOptions& o, StageFeatures f) {
   app.set_version_flag("--version", releaseVersion());
   app.add_option("kernels", o.kernels, ".tl kernel files (default: every kernel in kernels/)");
@@ -24,7 +37,8 @@ void addStageOptions(CLI::App& app, StageOptions& o, StageFeatures f) {
       ->allow_extra_args(false);
   app.add_option("--input", o.inputs, "Read a pointer parameter's buffer from a .npy file: PARAM=FILE; repeatable")
       ->type_name("PARAM=FILE")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(kParamEqualsExistingFile);
   app.add_option("--grid", o.grid, "Override the grid: an expression such as '(64,)' or 'cdiv(N, 128)'");
   app.add_option("--num-warps", o.numWarps, "Override num_warps")->check(CLI::Range(1, 32));
   if (f.outputs) {
@@ -32,11 +46,13 @@ void addStageOptions(CLI::App& app, StageOptions& o, StageFeatures f) {
     app.add_option("--expect", o.intent.expects,
                    "Check output PARAM against the expected result in FILE.npy (what it should compute); repeatable")
         ->type_name("PARAM=FILE")
-        ->allow_extra_args(false);
+        ->allow_extra_args(false)
+        ->check(kParamEqualsExistingFile);
     app.add_option("--reference", o.intent.reference,
                    "Check every output against KERNEL.tl (e.g. the instructor's solution) run on tl-scalar with "
                    "the same launch and inputs")
-        ->type_name("KERNEL.tl");
+        ->type_name("KERNEL.tl")
+        ->check(CLI::ExistingFile);
     app.add_option("--atol", o.intent.tolerance.atol, "Absolute tolerance of the output checks (default: per dtype)")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--rtol", o.intent.tolerance.rtol, "Relative tolerance of the output checks (default: per dtype)")

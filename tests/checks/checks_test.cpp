@@ -252,6 +252,27 @@ TEST(StageCli, EveryToolHasVersionAndTheSameCheckOptions) {
   EXPECT_NE(runTool("thread/tl-thread", "--num-warps 0 kernels/softmax.tl").status, 0);
 }
 
+// tl-ptx names its output folder --results-dir (tl-sim and tl-viz read results with --measured)
+// and its stage-agreement engine --check-stage (--reference is the intent check everywhere).
+TEST(StageCli, TlPtxUsesTheSharedNames) {
+  if (!fs::exists(std::string(TL_BINARY_DIR) + "/stages/ptx/tl-ptx")) GTEST_SKIP() << "tl-ptx is not built";
+  ToolRun v = runTool("ptx/tl-ptx", "--version");
+  EXPECT_EQ(v.status, 0) << v.out;
+  EXPECT_NE(v.out.find("tilelab "), std::string::npos) << v.out;
+  std::string help = runTool("ptx/tl-ptx", "--help").out;
+  for (const char* opt : {"--results-dir", "--check-stage", "--reference", "--expect", "--no-check", "--keep-layouts"})
+    EXPECT_NE(help.find(opt), std::string::npos) << opt;
+  EXPECT_EQ(help.find("--results "), std::string::npos) << help;
+  EXPECT_NE(runTool("ptx/tl-ptx", "--reference block kernels/softmax.tl").status, 0);  // no longer an engine name
+  // Missing files are refused when the options are read, even where no GPU would open them.
+  ToolRun r = runTool("ptx/tl-ptx", "kernels/softmax.tl --expect out_ptr=/nonexistent.npy");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("no such file: /nonexistent.npy"), std::string::npos) << r.out;
+  r = runTool("ptx/tl-ptx", "kernels/softmax.tl --input x_ptr=/nonexistent.npy");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("no such file: /nonexistent.npy"), std::string::npos) << r.out;
+}
+
 TEST(StageCli, ReferenceFailsAWrongKernelWithExitCode1) {
   ToolRun r = runTool("block/tl-block", "tests/checks/kernels/floor_grid.tl --reference tests/checks/kernels/scale.tl");
   EXPECT_EQ(r.status, 1) << r.out;
