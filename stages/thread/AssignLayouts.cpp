@@ -36,6 +36,7 @@
 #include <deque>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/Builder.h"
 #include "thread/Layouts.h"
@@ -52,6 +53,47 @@ std::string listStr(const std::vector<int>& v) {
   return s + "]";
 }
 
+const AxisInfo* infoIn(const std::map<const Value*, AxisInfo>& axes, const Value* v) {
+  auto it = axes.find(v);
+  return it == axes.end() ? nullptr : &it->second;
+}
+
+int64_t floorPowerOfTwo(int64_t v) {
+  int64_t p2 = 1;
+  while (p2 * 2 <= v) p2 *= 2;
+  return p2;
+}
+
+// The widest vector access along value dim `o` that the facts allow, before any layout
+// decides: contiguity along o, the pointer's alignment in elements, 16 bytes, the tile's extent,
+// and the mask's and other's constancy (one predicate per vector). Appends the reasons to `why`.
+int64_t accessLimit(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, int o, std::string& why) {
+  const Type& t = memOp.operand(0)->type;
+  const AxisInfo* p = infoIn(axes, memOp.operand(0));
+  int64_t elemBytes = dtypeBytes(t.dtype);
+  int64_t contig = p ? p->contiguity[o] : 1;
+  int64_t alignElems = std::max<int64_t>(1, (p ? p->divisibility[o] : 1) / elemBytes);
+  int64_t vec = std::min({contig, alignElems, 16 / elemBytes, t.shape[o]});
+  why += "contiguity " + std::to_string(contig) + ", alignment " + std::to_string(alignElems * elemBytes) + " B = " +
+         std::to_string(alignElems) + " elements";
+  // The mask (loads: operand 1, stores: operand 2) and a load's `other` must be uniform over
+  // each vector.
+  auto limitBy = [&](size_t idx, const char* what) {
+    if (memOp.numOperands() <= idx) return;
+    const AxisInfo* m = infoIn(axes, memOp.operand(idx));
+    int64_t k = m && memOp.operand(idx)->type.isTile() ? m->constancy[o] : 1;
+    vec = std::min(vec, k);
+    why += std::string(", ") + what + " constancy " + std::to_string(k);
+  };
+  if (memOp.kind == OpKind::Load) {
+    limitBy(1, "mask");
+    limitBy(2, "other");
+  } else {
+    limitBy(2, "mask");
+  }
+  return vec;
+}
+
 }  // namespace
 
 // Step 1, for one memory op. order: dimensions by pointer contiguity, most contiguous first
@@ -61,113 +103,54 @@ std::string listStr(const std::vector<int>& v) {
 // Triton: no more than numel / threads, so small tiles spread over more threads).
 MemoryAnchor memoryAnchor(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, int numWarps) {
   MemoryAnchor a;
-  const Value* ptr = memOp.operand(0);
-  const Type& t = ptr->type;
+  const Type& t = memOp.operand(0)->type;
   if (t.isScalar()) {
     a.why = "scalar access";
     return a;
   }
-  auto infoOf = [&](const Value* v) -> const AxisInfo* {
-    auto it = axes.find(v);
-    return it == axes.end() ? nullptr : &it->second;
-  };
-  const AxisInfo* p = infoOf(ptr);
-  int rank = t.rank();
-  a.order.resize(rank);
+  const AxisInfo* p = infoIn(axes, memOp.operand(0));
+  a.order.resize(t.rank());
   std::iota(a.order.begin(), a.order.end(), 0);
   std::stable_sort(a.order.begin(), a.order.end(), [&](int x, int y) {
     int64_t cx = p ? p->contiguity[x] : 1, cy = p ? p->contiguity[y] : 1;
     return cx != cy ? cx > cy : x > y;
   });
-  int o = a.order[0];
-  int64_t elemBytes = dtypeBytes(t.dtype);
-  int64_t contig = p ? p->contiguity[o] : 1;
-  int64_t alignElems = std::max<int64_t>(1, (p ? p->divisibility[o] : 1) / elemBytes);
-  int64_t vec = std::min({contig, alignElems, 16 / elemBytes, t.shape[o]});
-  a.why = "contiguity " + std::to_string(contig) + ", alignment " + std::to_string(alignElems * elemBytes) +
-          " B = " + std::to_string(alignElems) + " elements";
-  // The mask (loads: operand 1, stores: operand 2) and a load's `other` must be uniform over
-  // each vector.
-  auto limitBy = [&](size_t idx, const char* what) {
-    if (memOp.numOperands() <= idx) return;
-    const AxisInfo* m = infoOf(memOp.operand(idx));
-    int64_t k = m && memOp.operand(idx)->type.isTile() ? m->constancy[o] : 1;
-    vec = std::min(vec, k);
-    a.why += std::string(", ") + what + " constancy " + std::to_string(k);
-  };
-  if (memOp.kind == OpKind::Load) {
-    limitBy(1, "mask");
-    limitBy(2, "other");
-  } else {
-    limitBy(2, "mask");
-  }
+  int64_t vec = accessLimit(memOp, axes, a.order[0], a.why);
   int64_t share = std::max<int64_t>(1, t.numel() / (int64_t(numWarps) * kWarpSize));
   if (share < vec) {
     vec = share;
     a.why += ", " + std::to_string(share) + " element(s) per thread";
   }
-  int64_t p2 = 1;
-  while (p2 * 2 <= vec) p2 *= 2;
-  a.vec = static_cast<int>(p2);
+  a.vec = static_cast<int>(floorPowerOfTwo(vec));
   a.why += " -> vec " + std::to_string(a.vec) + ", order " + listStr(a.order);
   a.layout = defaultBlockedLayout(t.shape, numWarps, a.vec, a.order);
   return a;
 }
 
+// The same access in a layout fixed beforehand: along the layout's fastest value dimension, at
+// most the elements a thread holds consecutively there.
 MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, const LayoutPtr& layout) {
   MemoryAnchor a;
   a.layout = layout;
-  const Value* ptr = memOp.operand(0);
-  const Type& t = ptr->type;
+  const Type& t = memOp.operand(0)->type;
   if (t.isScalar() || !layout) {
     a.why = "scalar access";
     return a;
   }
-  // The value dims in the layout's order (a slice's sliced root dims are not value dims).
-  std::vector<int> kept;  // value dim j -> root dim
-  {
-    const Layout* l = layout.get();
-    std::vector<int> dims(t.rank());
-    std::iota(dims.begin(), dims.end(), 0);
-    while (l->kind() == Layout::Kind::Slice) {
-      for (int& d : dims)
-        if (d >= l->sliceDim()) ++d;
-      l = l->parent().get();
-    }
-    kept = dims;
-  }
+  // Value dim j is root dim kept[j] of the layout (a slice's sliced root dims are not value dims).
+  std::vector<int> kept(t.rank());
+  std::iota(kept.begin(), kept.end(), 0);
+  for (const Layout* l = layout.get(); l->kind() == Layout::Kind::Slice; l = l->parent().get())
+    for (int& d : kept)
+      if (d >= l->sliceDim()) ++d;
   for (int root : layout->order())
     for (int j = 0; j < t.rank(); ++j)
       if (kept[j] == root) a.order.push_back(j);
   int o = a.order[0];
-  auto infoOf = [&](const Value* v) -> const AxisInfo* {
-    auto it = axes.find(v);
-    return it == axes.end() ? nullptr : &it->second;
-  };
-  const AxisInfo* p = infoOf(ptr);
-  int64_t elemBytes = dtypeBytes(t.dtype);
-  int64_t contig = p ? p->contiguity[o] : 1;
-  int64_t alignElems = std::max<int64_t>(1, (p ? p->divisibility[o] : 1) / elemBytes);
   int64_t run = std::min<int64_t>(layout->sizePerThread()[kept[o]], t.shape[o]);
-  int64_t vec = std::min({contig, alignElems, 16 / elemBytes, run});
-  a.why = "in this layout: fastest dim " + std::to_string(o) + " (" + std::to_string(run) + " per thread), contiguity " +
-          std::to_string(contig) + ", alignment " + std::to_string(alignElems * elemBytes) + " B";
-  auto limitBy = [&](size_t idx, const char* what) {  // one predicate (and `other`) per vector
-    if (memOp.numOperands() <= idx) return;
-    const AxisInfo* m = infoOf(memOp.operand(idx));
-    int64_t k = m && memOp.operand(idx)->type.isTile() ? m->constancy[o] : 1;
-    vec = std::min(vec, k);
-    a.why += std::string(", ") + what + " constancy " + std::to_string(k);
-  };
-  if (memOp.kind == OpKind::Load) {
-    limitBy(1, "mask");
-    limitBy(2, "other");
-  } else {
-    limitBy(2, "mask");
-  }
-  int64_t p2 = 1;
-  while (p2 * 2 <= vec) p2 *= 2;
-  a.vec = static_cast<int>(p2);
+  a.why = "in this layout: fastest dim " + std::to_string(o) + " (" + std::to_string(run) + " per thread), ";
+  int64_t vec = std::min(run, accessLimit(memOp, axes, o, a.why));
+  a.vec = static_cast<int>(floorPowerOfTwo(vec));
   a.why += " -> vec " + std::to_string(a.vec);
   return a;
 }
@@ -217,7 +200,7 @@ class Assigner {
   Function& fn_;
   int numWarps_;
   bool keep_;
-  std::unordered_map<const Op*, bool> reanchored_;  // keepLayouts: loads already moved
+  std::unordered_set<const Op*> reanchored_;  // keepLayouts: loads already moved
   std::map<const Value*, AxisInfo> axes_;
   std::unordered_map<const Op*, LayoutPtr> anchors_;
   std::unordered_map<const Value*, std::vector<std::pair<Op*, size_t>>> uses_;
@@ -505,7 +488,7 @@ class Assigner {
           continue;
         LayoutPtr need = required(op, k, resultLayout);
         if (!need || sameLayout(need, v->type.layout)) continue;
-        reanchored_[load] = true;
+        reanchored_.insert(load);
         reanchor(*load, need);
         moved = true;
       }
@@ -535,12 +518,12 @@ class Assigner {
       const LayoutPtr& in = op->operand(0)->type.layout;
       Value* res = op->result();
       if (!in || in->kind() != Layout::Kind::Blocked) continue;
-      LayoutPtr free = transposedLayout(*in), shown = res->type.layout;
-      if (sameLayout(free, shown)) continue;
+      LayoutPtr permuted = transposedLayout(*in), shown = res->type.layout;
+      if (sameLayout(permuted, shown)) continue;
       Builder b(&r);
       b.setInsertionPoint(&r, i + 1);
       b.setLoc(op->loc);
-      setLayout(res, free);
+      setLayout(res, permuted);
       Op* c = b.create(OpKind::ConvertLayout, {res}, {res->type.withLayout(shown)});
       c->result()->name = res->name;
       replaceAllUsesWith(fn_.body, res, c->result());
