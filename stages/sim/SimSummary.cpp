@@ -37,6 +37,9 @@ std::string grouped(double v) {
   return (v < 0 ? "-" : "") + out;
 }
 
+// "1 block", "2 blocks".
+std::string count(int64_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
 // A percentage with one decimal: 0.755 -> "75.5%".
 std::string percent(double share) { return fmt("%.1f", 100 * share) + "%"; }
 
@@ -113,10 +116,10 @@ void occupancyLines(const Json& r, std::ostringstream& os) {
   if (!occ["reason"].get<std::string>().empty()) os << ": " << occ["reason"].get<std::string>();
   os << ")\n             achieved    " << percent(occ["achieved"].get<double>()) << " ("
      << fmt("%.1f", occ["achieved_warps_per_sm"].get<double>()) << " active warps per SM, mean over "
-     << t["active_sms"].get<int>() << " SMs, timing model";
+     << count(t["active_sms"].get<int>(), "SM") << ", timing model";
   const int64_t perSm = t["blocks_per_sm"].get<int64_t>();
   const int resident = t["resident_blocks_per_sm"].get<int>();
-  if (perSm < resident) os << "; the grid gives an SM " << perSm << " blocks, " << resident << " would fit";
+  if (perSm < resident) os << "; the grid gives an SM " << count(perSm, "block") << ", " << resident << " would fit";
   os << ")\n";
   const int reserved = occ["shared_reserved_bytes_per_block"].get<int>();
   if (reserved > 0)
@@ -167,8 +170,8 @@ std::string formatSimReport(const Json& r, const SummaryOptions& options) {
   std::ostringstream os;
   const Json &launch = r["launch"], &gpu = r["gpu"], &s = r["sampling"], &src = r["source"];
   os << "tl-sim: " << r["kernel"].get<std::string>() << " on " << gpu["name"].get<std::string>() << " ("
-     << gpu["arch"].get<std::string>() << "), " << s["grid_blocks"].get<int64_t>() << " blocks x "
-     << launch["num_warps"].get<int>() << " warps\n";
+     << gpu["arch"].get<std::string>() << "), " << count(s["grid_blocks"].get<int64_t>(), "block") << " x "
+     << count(launch["num_warps"].get<int>(), "warp") << "\n";
   os << "  source: " << (src["path"].is_null() ? "(not given)" : src["path"].get<std::string>());
   if (!src["sha256"].is_null()) os << " (sha256 " << src["sha256"].get<std::string>().substr(0, 12) << ")";
   os << "; GPU file " << gpu["file"].get<std::string>() << "; " << r["tool_version"].get<std::string>() << "\n";
@@ -176,7 +179,7 @@ std::string formatSimReport(const Json& r, const SummaryOptions& options) {
     os << "  sampling: ran the first " << s["blocks_run"].get<int64_t>() << " of " << s["grid_blocks"].get<int64_t>()
        << " blocks; counts scaled x" << fmt("%.3g", s["scale"].get<double>()) << " (assumes the blocks are alike)\n";
   else
-    os << "  sampling: none (all " << s["blocks_run"].get<int64_t>() << " blocks run)\n";
+    os << "  sampling: none (" << (s["blocks_run"].get<int64_t>() == 1 ? "the grid's 1 block" : "all " + count(s["blocks_run"].get<int64_t>(), "block")) << " run)\n";
   if (r.contains("compile") && r["compile"]["keep_layouts"].get<bool>())
     os << "  layouts: kept as the source implies (--keep-layouts: no automatic convert_layout)\n";
   const Json& regs = r["registers"];
