@@ -315,3 +315,18 @@ TEST(SimReportFields, MeasuredH200FileIsTimedAndMatchesTheSource) {
 
 }  // namespace
 }  // namespace tl
+
+namespace tl {
+namespace {
+
+// Counts read as English: "1 block", "1 SM", never "1 blocks".
+TEST(SimReportFields, SingularCountsInTheSummary) {
+  SimReport r = simulate("vector_add", {{"N", "100"}}, noUnfused());
+  EXPECT_NE(r.summary.find("1 block x 4 warps"), std::string::npos) << r.summary;
+  EXPECT_NE(r.summary.find("mean over 1 SM,"), std::string::npos) << r.summary;
+  EXPECT_NE(r.summary.find("the grid gives an SM 1 block,"), std::string::npos) << r.summary;
+  EXPECT_EQ(r.summary.find("1 blocks"), std::string::npos) << r.summary;
+}
+
+}  // namespace
+}  // namespace tl
