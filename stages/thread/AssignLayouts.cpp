@@ -225,7 +225,7 @@ class Assigner {
         if (op.kind == OpKind::ExpandDims && l->kind() == Layout::Kind::Slice && l->sliceDim() == op.intAttr("axis"))
           out.push_back({op.result(), l->parent()});
         if (op.kind == OpKind::Trans && l->kind() == Layout::Kind::Blocked)
-          out.push_back({op.result(), keep_ ? materialized(op, l) : transposedLayout(*l)});
+          out.push_back({op.result(), materializes(op) ? materialized(op, l) : transposedLayout(*l)});
         break;
       case OpCategory::Reduction:
         if (op.kind == OpKind::Dot && idx == 2) out.push_back({op.result(), l});
@@ -410,7 +410,7 @@ class Assigner {
       case OpKind::Trans: {
         const LayoutPtr& in = op.operand(0)->type.layout;
         if (!in || in->kind() != Layout::Kind::Blocked) return choose(res);
-        return keep_ ? materialized(op, in) : transposedLayout(*in);
+        return materializes(op) ? materialized(op, in) : transposedLayout(*in);
       }
       case OpKind::Dot: return op.operand(2)->type.layout;
       case OpKind::ExpandDims: {
@@ -439,6 +439,10 @@ class Assigner {
   }
 
   // --- keepLayouts -------------------------------------------------------------------------------
+
+  // keepLayouts materialises a trans's result, unless it is a pointer tile: addresses never move
+  // between threads (the access that uses them follows them).
+  bool materializes(const Op& trans) const { return keep_ && !trans.result()->type.isPtr; }
 
   // The layout keepLayouts gives trans's result when its operand has layout `in`.
   LayoutPtr materialized(const Op& trans, const LayoutPtr& in) const {

@@ -411,5 +411,26 @@ TEST(KeepLayoutsExecuted, GatherFollowsItsAddresses) {
   });
 }
 
+// trans of a data-dependent pointer tile: addresses never move between threads, so the load
+// through them follows their (transposed) layout in both modes.
+TEST(KeepLayoutsExecuted, TransOfGatheredPointers) {
+  auto k = compileSource("transptr",
+                         "@launch(M=20, N=12, BM=8, BN=16, grid=(cdiv(M, BM), cdiv(N, BN)), x=randn((M * N,), seed=4),\n"
+                         "        idx=arange((M, N), start=M * N - 1, step=-1, dtype=i32), y=zeros((N, M), output=True))\n"
+                         "@jit\ndef tp(x, idx, y, M, N, BM: constexpr, BN: constexpr):\n"
+                         "    i = program_id(0) * BM + arange(0, BM)\n"
+                         "    j = program_id(1) * BN + arange(0, BN)\n"
+                         "    m = (i[:, None] < M) & (j[None, :] < N)\n"
+                         "    p = trans(x + load(idx + i[:, None] * N + j[None, :], mask=m))\n"
+                         "    store(y + j[:, None] * M + i[None, :], load(p, mask=trans(m)), mask=trans(m))\n");
+  ASSERT_TRUE(k);
+  runBothModes(*k, [](const Memory& mem, int nw) {
+    const Buffer *x = mem.find("x"), *y = mem.find("y");
+    for (int64_t i = 0; i < 20; ++i)
+      for (int64_t j = 0; j < 12; ++j)
+        EXPECT_EQ(y->getF(j * 20 + i), x->getF(20 * 12 - 1 - (i * 12 + j))) << i << "," << j << " at " << nw << " warps";
+  });
+}
+
 }  // namespace
 }  // namespace tl::layout_test
