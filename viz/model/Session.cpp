@@ -51,9 +51,9 @@ constexpr int64_t kTimingSampleBlocks = 64;
 constexpr double kMaxPredictBufferBytes = 2.0 * 1024 * 1024 * 1024;
 // The Latency panel's slider stops here even if the occupancy allows more blocks.
 constexpr int kMaxResidentBlocks = 32;
-// Blocks of the simulated SM whose warps the Latency panel's timeline shows (bounded: each
-// resident-blocks setting keeps its own timeline).
-constexpr int64_t kTimelineBlocks = 48;
+// Blocks of the simulated SM whose warps the Latency panel's timeline shows, so "fit" shows the
+// whole run (bounded: each resident-blocks setting keeps its own timeline).
+constexpr int64_t kTimelineBlocks = 256;
 
 using ProgressFn = std::function<void(float fraction, const std::string& step)>;
 

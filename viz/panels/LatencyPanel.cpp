@@ -217,8 +217,11 @@ void drawTimeline(const SessionData& data, const TimingResult& t, int resident, 
 
   const TimelineView& v = cachedView(cache, t, win, ax.x1 - ax.x0, ax.cyclesPerPixel());
   // Rows share the height (4 to 30 px each); when they need less, the legend follows them.
-  float rowsAvail = std::max(ImGui::GetContentRegionAvail().y - 2 * ImGui::GetTextLineHeightWithSpacing() - 8, 60.0f);
-  float rowH = std::clamp(std::floor(rowsAvail / float(std::max<size_t>(v.rows.size(), 1))), 4.0f, 30.0f);
+  float rowsAvail = std::max(ImGui::GetContentRegionAvail().y - 3.5f * ImGui::GetTextLineHeightWithSpacing() - 8, 60.0f);
+  // Rows share the height, 1 to 30 px each (a long run's hundreds of warps still fit: at under
+  // 4 px a row is a strip of color and the labels name every few blocks).
+  float rowH = std::clamp(rowsAvail / float(std::max<size_t>(v.rows.size(), 1)), 1.0f, 30.0f);
+  if (rowH >= 4) rowH = std::floor(rowH);
   float rowsH = std::min(rowsAvail, rowH * float(v.rows.size()) + 4);
   drawTimeAxis(dl, ax, axisPos, axisH + rowsH);
 
@@ -230,19 +233,22 @@ void drawTimeline(const SessionData& data, const TimingResult& t, int resident, 
   ImVec2 clipLo = ImGui::GetWindowPos();
   float clipHi = clipLo.y + ImGui::GetWindowHeight();
   cl->AddRectFilled(ImVec2(ax.x0, std::max(top.y, clipLo.y)), ImVec2(ax.x1, clipHi), kPlotBg);
-  float barH = std::max(2.0f, rowH - (rowH >= 8 ? 2.0f : 1.0f));
+  float barH = rowH >= 8 ? rowH - 2.0f : rowH >= 3 ? rowH - 1.0f : rowH;
   bool smallFont = rowH < lineH;
+  // With rows thinner than the font, one label per `labelEvery` blocks (at their first warp).
+  const int warpsPerBlock = std::max(t.warpsPerBlock, 1);
+  const int64_t labelEvery = std::max<int64_t>(1, int64_t(std::ceil(lineH / (rowH * float(warpsPerBlock)))));
   for (size_t r = 0; r < v.rows.size(); ++r) {
     float y = top.y + float(r) * rowH;
     if (y + rowH < clipLo.y || y > clipHi) continue;  // off screen
     const TimelineRow& row = v.rows[r];
     // Label: "b0 w1" in the block's hue (every row when they fit, else each block's first).
-    if (!smallFont || row.warp == 0) {
+    if (!smallFont || (row.warp == 0 && row.block % labelEvery == 0)) {
       char label[32];
       std::snprintf(label, sizeof label, "b%lld w%d", static_cast<long long>(row.block), row.warp);
-      cl->AddText(ImVec2(top.x, y + (rowH - lineH) / 2), warpColor(int(row.block)), label);
+      cl->AddText(ImVec2(top.x, smallFont ? y : y + (rowH - lineH) / 2), warpColor(int(row.block)), label);
     }
-    if (row.warp == 0 && r > 0) cl->AddLine(ImVec2(top.x, y), ImVec2(ax.x1, y), rgba(255, 255, 255, 40));
+    if (row.warp == 0 && r > 0 && rowH >= 3) cl->AddLine(ImVec2(top.x, y), ImVec2(ax.x1, y), rgba(255, 255, 255, 40));
     for (const TimelineBar& b : v.bars[r]) {
       float a = std::floor(ax.px(double(b.start))), e = std::max(a + 1.0f, std::floor(ax.px(double(b.end))));
       cl->AddRectFilled(ImVec2(a, y), ImVec2(e, y + barH), warpStateColor(b.state));
