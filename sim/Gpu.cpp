@@ -274,7 +274,9 @@ GpuSpec loadGpuFile(const std::string& path) {
   if (!in) throw std::runtime_error(path + ": cannot open GPU description");
   std::stringstream ss;
   ss << in.rdbuf();
-  return parseGpuJson(ss.str(), path, fs::path(path).stem().string());
+  GpuSpec spec = parseGpuJson(ss.str(), path, fs::path(path).stem().string());
+  spec.file = path;
+  return spec;
 }
 
 GpuSpec loadGpu(const std::string& key) {

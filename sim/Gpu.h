@@ -19,6 +19,7 @@ namespace tl {
 struct GpuSpec {
   std::string name;        // "NVIDIA H200 SXM"
   std::string key;         // "h200" (the file name)
+  std::string file;        // the file it was read from, as loadGpuFile was given it
   std::string arch;        // "sm_90"
   int computeCapability = 90;  // major * 10 + minor: 90, 89, 86, 80
 

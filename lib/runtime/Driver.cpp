@@ -62,7 +62,7 @@ void addStageOptions(CLI::App& app, StageOptions& o, StageFeatures f) {
     app.add_flag("--no-check", o.noCheck, "Do not check the outputs against the reference stage (stage agreement)");
   }
   if (f.printIR) app.add_flag("--print-ir", o.printIR, "Print the IR the stage runs");
-  app.add_flag("-q,--quiet", o.quiet, "Print only each kernel's name, its PASS/FAIL lines and errors");
+  app.add_flag("-q,--quiet", o.quiet, "Print less: each kernel's name, its result lines (PASS/FAIL, warnings) and errors");
 }
 
 std::vector<LaunchOverride> overridesFrom(const StageOptions& opts) {

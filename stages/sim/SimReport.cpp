@@ -432,26 +432,17 @@ Json measuredJson(const nlohmann::json& m, const KernelRun& k, const std::string
   return j;
 }
 
-// The file loadGpu(key) reads: the first of $TL_GPU_DIR, ./sim/gpus and the source tree's
-// sim/gpus holding <key>.json (sim/Gpu.cpp's search order), relative to the source tree when
-// inside it ("sim/gpus/h200.json"), so reports from two clones agree.
-std::string gpuFile(const std::string& key) {
+// The GPU file loadGpu read, relative to the source tree when inside it ("sim/gpus/h200.json"),
+// so reports from two clones agree.
+std::string gpuFile(const GpuSpec& gpu) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("TL_GPU_DIR"); env && *env) dirs.emplace_back(env);
-  dirs.emplace_back(fs::path("sim") / "gpus");
-  dirs.emplace_back(fs::path(TL_SOURCE_DIR) / "sim" / "gpus");
-  for (const fs::path& d : dirs) {
-    std::error_code ec;
-    const fs::path p = d / (key + ".json");
-    if (!fs::is_regular_file(p, ec)) continue;
-    const fs::path abs = fs::weakly_canonical(p, ec);
-    const fs::path root = fs::weakly_canonical(fs::path(TL_SOURCE_DIR), ec);
-    const fs::path rel = abs.lexically_relative(root);
-    if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
-    return abs.generic_string();
-  }
-  return "";
+  if (gpu.file.empty()) return "";
+  std::error_code ec;
+  const fs::path abs = fs::weakly_canonical(gpu.file, ec);
+  const fs::path root = fs::weakly_canonical(fs::path(TL_SOURCE_DIR), ec);
+  const fs::path rel = abs.lexically_relative(root);
+  if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
+  return abs.generic_string();
 }
 
 // "source": the kernel file as given and the SHA-256 of its text (sha256Hex, as tl-ptx's results
@@ -564,7 +555,7 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
   j["kernel"] = k.name;
   j["source"] = sourceJson(o, &sha);
   j["gpu"] = {{"key", gpu.key},
-              {"file", gpuFile(gpu.key)},
+              {"file", gpuFile(gpu)},
               {"name", gpu.name},
               {"arch", gpu.arch},
               {"sm_count", gpu.smCount},

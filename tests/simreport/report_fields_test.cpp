@@ -71,7 +71,9 @@ TEST(SimReportFields, StridedCopyIdealSectors) {
     EXPECT_EQ(lc["ideal_sectors"], sc["ideal_sectors"]) << "stride " << stride;
     EXPECT_EQ((*ld)["buffers"], Json::array({"x_ptr"}));
     EXPECT_EQ((*st)["buffers"], Json::array({"out_ptr"}));
-    if (stride == 1) EXPECT_GT(lc["sectors_per_request"].get<double>(), 15.0);  // vec-4: 16 per request
+    if (stride == 1) {  // vec-4: 16 per request
+      EXPECT_GT(lc["sectors_per_request"].get<double>(), 15.0);
+    }
     // Per instruction too, with its buffers.
     for (const Json& i : r.json["memory"]["instructions"])
       if (i["space"] == "global") {
@@ -309,7 +311,9 @@ TEST(SimReportFields, MeasuredH200FileIsTimedAndMatchesTheSource) {
   // The same launch, written the same way (compared as unordered objects).
   EXPECT_EQ(nlohmann::json::parse(j["sizes"].dump()), nlohmann::json::parse(r.json["launch"]["sizes"].dump()));
   EXPECT_GT(j["median_us"].get<double>(), 0.0);
-  if (m.contains("source_sha256")) EXPECT_EQ(j["source_matches"], m["source_sha256"] == r.json["source"]["sha256"]);
+  if (m.contains("source_sha256")) {
+    EXPECT_EQ(j["source_matches"], m["source_sha256"] == r.json["source"]["sha256"]);
+  }
   EXPECT_NE(r.summary.find("us median"), std::string::npos) << r.summary;
 }
 
