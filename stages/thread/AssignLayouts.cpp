@@ -26,8 +26,8 @@
 // loaded data is inserted on the passes' own initiative. Loads keep their coalesced anchors, but
 // a store is anchored on the layout of the value it stores (its `vec` is what that layout and
 // the addresses allow, 1 when the layout runs across the contiguous dimension); a load whose
-// result an op needs in another layout (bias[None, :] next to a 2-D tile) is re-anchored to read
-// directly in that layout. In both modes, loads and stores of data-dependent addresses (gathers,
+// result an op needs in another layout (bias[None, :] next to a 2-D tile; exp(b) + a with b
+// read along the other dimension) is re-anchored to read directly in that layout. In both modes, loads and stores of data-dependent addresses (gathers,
 // scatters) follow the addresses: pointer tiles cannot move between threads.
 // Data then changes threads only where the source says so: reductions, and trans, whose result
 // is materialised in the default row-major layout for its shape (with the operand's vector
@@ -476,9 +476,31 @@ class Assigner {
     return changed;
   }
 
-  // After decide: a load result that an op needs in another layout (not a trans, whose
-  // conversion is the one the source asks for; not a store, which follows its value) is read in
-  // that layout instead, unless its addresses are data (they cannot move). True if any moved.
+  // The load whose layout reaches `v` unchanged: `v` itself, or through elementwise ops and
+  // broadcasts with one data operand each (nullptr when there is none or data meets on the way).
+  Op* sourceLoad(Value* v) const {
+    for (int steps = 0; v && v->def && steps < kMaxTrace; ++steps) {
+      Op* d = v->def;
+      if (d->kind == OpKind::Load) return d;
+      bool keepsLayout = (d->info().category == OpCategory::Elementwise && d->numResults() == 1) ||
+                         d->kind == OpKind::Broadcast;
+      if (!keepsLayout) return nullptr;
+      Value* next = nullptr;
+      for (Value* o : d->operands)
+        if (o->type.isTile() && cands_.count(o)) {
+          if (next) return nullptr;
+          next = o;
+        }
+      v = next;
+    }
+    return nullptr;
+  }
+  static constexpr int kMaxTrace = 64;
+
+  // After decide: where an op needs a loaded value in another layout (not a trans, whose
+  // conversion is the one the source asks for; not a store, which follows its value), the load
+  // it comes from (sourceLoad) reads in that layout instead, unless its addresses are data (they
+  // cannot move). True if any moved.
   bool reanchorLoads() {
     bool moved = false;
     walk(fn_.body, [&](Op& op) {
@@ -486,10 +508,9 @@ class Assigner {
       auto resultLayout = [&](size_t k) -> LayoutPtr { return layoutOfResult(op, k); };
       for (size_t k = 0; k < op.numOperands(); ++k) {
         Value* v = op.operand(k);
-        Op* load = v->def;
-        if (!load || load->kind != OpKind::Load || !anchors_.count(load) || reanchored_.count(load) ||
-            cands_.count(load->operand(0)))
-          continue;
+        if (!v->type.isTile()) continue;
+        Op* load = sourceLoad(v);
+        if (!load || !anchors_.count(load) || reanchored_.count(load) || cands_.count(load->operand(0))) continue;
         LayoutPtr need = required(op, k, resultLayout);
         if (!need || sameLayout(need, v->type.layout)) continue;
         reanchored_.insert(load);

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -429,6 +430,30 @@ TEST(KeepLayoutsExecuted, TransOfGatheredPointers) {
     for (int64_t i = 0; i < 20; ++i)
       for (int64_t j = 0; j < 12; ++j)
         EXPECT_EQ(y->getF(j * 20 + i), x->getF(20 * 12 - 1 - (i * 12 + j))) << i << "," << j << " at " << nw << " warps";
+  });
+}
+
+// Two loaded tiles in different anchors meet after some math: the one read along the other
+// dimension is re-read in the other's layout (its load moves, through the elementwise ops), so
+// nothing converts; y = exp(x) + exp(x^T) on a square tile.
+TEST(KeepLayoutsExecuted, TilesMeetingAfterMathReadInOneLayout) {
+  auto k = compileSource("meet",
+                         "@launch(N=40, B=16, grid=(cdiv(N, B), cdiv(N, B)), x=randn((N, N), seed=9), y=zeros((N, N), output=True))\n"
+                         "@jit\ndef meet(x, y, N, B: constexpr):\n"
+                         "    i = program_id(0) * B + arange(0, B)\n"
+                         "    j = program_id(1) * B + arange(0, B)\n"
+                         "    m = (i[:, None] < N) & (j[None, :] < N)\n"
+                         "    a = exp(load(x + i[:, None] * N + j[None, :], mask=m))\n"
+                         "    b = exp(load(x + j[None, :] * N + i[:, None], mask=m) * 2.0)\n"
+                         "    store(y + i[:, None] * N + j[None, :], a + b, mask=m)\n");
+  ASSERT_TRUE(k);
+  runBothModes(*k, [](const Memory& mem, int nw) {
+    const Buffer *x = mem.find("x"), *y = mem.find("y");
+    for (int64_t i = 0; i < 40; ++i)
+      for (int64_t j = 0; j < 40; ++j) {
+        double want = std::exp(x->getF(i * 40 + j)) + std::exp(2.0 * x->getF(j * 40 + i));
+        EXPECT_NEAR(y->getF(i * 40 + j), want, 1e-4 * std::max(1.0, std::abs(want))) << i << "," << j << " at " << nw;
+      }
   });
 }
 
