@@ -225,8 +225,8 @@ void measuredSection(const SessionData& data, const std::vector<MeasuredFusion>&
   ImGui::TextUnformatted("Measured on a GPU (tl-ptx --unfused)");
   if (runs.empty()) {
     ImGui::TextDisabled(
-        "No unfused measurement of %s: run `tl-ptx %s --unfused --results DIR` on a GPU machine "
-        "(bench/gpu/run_h200.sh does) and open the results folder.",
+        "No unfused measurement of this source of %s: run `tl-ptx %s --unfused --results-dir DIR` on a GPU "
+        "machine (bench/gpu/run_h200.sh does) and open the folder with --measured DIR.",
         data.kernelName.c_str(), data.inputs.path.c_str());
     return;
   }

@@ -1,14 +1,19 @@
 // The Threads panel: which warp and lane own which element of a chosen tile value, as a grid
 // of colored cells — a cell's hue is its warp, its lightness its lane (Palette laneColor) —
-// with warp boundaries outlined, replicated elements marked and a tooltip naming every owner.
+// with warp boundaries outlined, replicated elements marked, masked-off elements (the value's
+// load/store mask false in the chosen block) dark and crossed, and a tooltip naming every owner.
+// The legend says where each warp's elements are in the tile's coordinates (WarpBox::where:
+// "rows 0, 4, 8, ..., 28", never a bounding box).
 //
 // Expects: SessionData::values (the layout-annotated block IR's tile values, from the Compiled
-// phase on).
+// phase on) and, once simulated, SessionData::masks; UiState value, memBlock (the block whose
+// masks are drawn) and focusWarp (--warp: outlined, the others dimmed).
 // Guarantees: the owners come from viz/model/ThreadGrid (Layout::coords, as the lowering uses),
 // computed once per (snapshot, value, columns) and cached; each frame draws only the cells in
-// view, and cells shrink to at most 2 px before the grid scrolls, so a large tile never costs
-// millions of rectangles; a rank-3 value or a tile with more than kMaxGridOwners (256K) element
-// copies (too slow to compute on the UI thread) says so instead.
+// view; cells fit the width down to 16 px, then the grid scrolls (or a chosen cell size from 6
+// to 32 px, scrolling both ways), never below 4 px, so a large tile never costs millions of
+// rectangles; a rank-3 value or a tile with more than kMaxGridOwners (256K) element copies (too
+// slow to compute on the UI thread) says so instead.
 #include <imgui.h>
 
 #include <algorithm>

@@ -1,12 +1,14 @@
 // The GPU timings panel: what the GPU measured against what the simulator predicts, per kernel
-// size (bench/results/gpu/compare.json rows: tilelab's kernel, Triton's and PyTorch's, each size
-// re-simulated by the Session), and the kernel's default launch (tl-ptx's results) against this
-// session's report; the error of each prediction and whether it is within the 20% target; a dot
-// chart of predicted against measured on a log scale.
+// size (compare.json rows measured from this source: tilelab's kernel, Triton's and PyTorch's,
+// each size re-simulated by the Session), and the kernel's default launch (tl-ptx's results, paired
+// by source SHA-256 and launch, viz/model/Measured.h) against this session's report; the error of
+// each prediction and whether it is within the 20% target; a dot chart of predicted against
+// measured on a log scale.
 //
-// Expects: SessionData with timings, measured (either may be empty) and the report. Guarantees:
-// the numbers come from viz/model/Comparisons.h; with nothing measured the panel says where
-// measurements come from; it changes no UiState.
+// Expects: SessionData with timings, measured (either may be empty), measuredNote and the report.
+// Guarantees: the numbers come from viz/model/Comparisons.h; with nothing paired the panel says
+// why (measuredNote: another source, another launch, no recorded hash) and where measurements
+// come from; it changes no UiState.
 #include <imgui.h>
 
 #include <algorithm>
