@@ -145,6 +145,7 @@ inline std::unique_ptr<Function> buildKitchenSink() {
   at(b); Value* col = b.expandDims(cols, 0);
   at(b); Value* rowB = b.broadcast(row, sq);
   at(b); Value* colB = b.broadcast(col, sq);
+  at(b); b.create(OpKind::Trans, {row}, {row->type.withShape({1, 64})});  // trans: <64x1> -> <1x64>
   at(b); Value* strideT = b.splat(n, sq);
   at(b); Value* off = b.binary(OpKind::Add, b.binary(OpKind::Mul, rowB, strideT), colB);
   off->name = "off";
