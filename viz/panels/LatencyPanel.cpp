@@ -448,9 +448,9 @@ void drawResidentCurve(const SessionData& data, int current, UiState& ui, ImVec2
   if (hoverIdx >= 0) {
     const TimingResult& t = rs[size_t(hoverIdx)];
     ImGui::SetTooltip(
-        "%d resident blocks = %d warps per SM%s\npredicted %.2f us, limited by %s\nDRAM %.0f GB/s "
+        "%s = %s per SM%s\npredicted %.2f us, limited by %s\nDRAM %.0f GB/s "
         "achieved\nclick: show this timeline",
-        hoverIdx + 1, t.residentWarpsPerSM, hoverIdx + 1 == data.defaultResident ? " (the occupancy's)" : "", t.timeUs,
+        countOf(hoverIdx + 1, "resident block").c_str(), countOf(t.residentWarpsPerSM, "warp").c_str(), hoverIdx + 1 == data.defaultResident ? " (the occupancy's)" : "", t.timeUs,
         timeLimiterName(t.limiter), t.achievedDramGBs);
     if (clicked) ui.residentBlocks = hoverIdx + 1;
   }
@@ -461,15 +461,15 @@ void drawStats(const SessionData& data, const TimingResult& t, int r, UiState& u
   ImGui::Text("predicted time  %.2f us", t.timeUs);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
-        "SM %.2f us (%s cycles at %.2f GHz) + launch %.2f us (an assumption)\n%lld blocks on the "
-        "busiest SM of %d active SMs%s",
+        "SM %.2f us (%s cycles at %.2f GHz) + launch %.2f us\n%s on the "
+        "busiest SM of %s%s",
         t.smTimeUs, withCommas(t.cycles).c_str(), t.clockGHz, t.timeUs - t.smTimeUs,
-        static_cast<long long>(t.blocksPerSM), t.activeSMs,
+        countOf(t.blocksPerSM, "block").c_str(), countOf(t.activeSMs, "active SM").c_str(),
         t.extrapolated ? "\n(extrapolated from the simulated blocks' steady state)" : "");
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-  ImGui::TextWrapped("%s cycles on the busiest SM (%lld blocks of %s), %d resident blocks = %d warps",
-                     withCommas(t.cycles).c_str(), static_cast<long long>(t.blocksPerSM),
-                     data.kernelName.c_str(), r, t.residentWarpsPerSM);
+  ImGui::TextWrapped("%s cycles on the busiest SM (%s of %s), %s = %s", withCommas(t.cycles).c_str(),
+                     countOf(t.blocksPerSM, "block").c_str(), data.kernelName.c_str(),
+                     countOf(r, "resident block").c_str(), countOf(t.residentWarpsPerSM, "warp").c_str());
   ImGui::PopStyleColor();
   ImGui::Text("limited by ");
   ImGui::SameLine(0, 0);
@@ -539,7 +539,7 @@ void drawLatencyPanel(const SessionData& data, UiState& ui) {
         data.defaultResident);
   const TimingResult& t = data.byResident[size_t(ui.residentBlocks - 1)];
   ImGui::SameLine();
-  ImGui::Text("= %d warps per SM%s", t.residentWarpsPerSM,
+  ImGui::Text("= %s per SM%s", countOf(t.residentWarpsPerSM, "warp").c_str(),
               ui.residentBlocks == data.defaultResident ? " (the occupancy's)" : "");
 
   ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -138,7 +138,7 @@ void drawSliders(const OccSliderRanges& r, const OccInputs& kernel, const Kernel
 }
 
 void drawResult(const OccupancyResult& o, const GpuSpec& gpu) {
-  ImGui::Text("%d blocks/SM", o.activeBlocksPerSM);
+  ImGui::Text("%s/SM", countOf(o.activeBlocksPerSM, "block").c_str());
   ImGui::SameLine(0, 18);
   ImGui::Text("%d of %d warps/SM", o.activeWarpsPerSM, gpu.maxWarpsPerSM);
   ImGui::SameLine(0, 18);
@@ -345,18 +345,18 @@ void drawCurve(const OccCurve& c, const OccupancyCurves& all, const KernelPoint&
     auto near = [&](ImVec2 p) { return std::hypot(m.x - p.x, m.y - p.y) < 9.0; };
     if (near(sp)) {
       ImGui::SetTooltip(
-          "sliders: %d threads, %d registers, %s B shared\n-> %d blocks/SM, %d warps/SM (%s), "
+          "sliders: %d threads, %d registers, %s B shared\n-> %s/SM, %s/SM (%s), "
           "limited by %s",
           all.current.threads, all.current.registers, withCommas(all.current.shared).c_str(),
-          all.atCurrent.activeBlocksPerSM, all.atCurrent.activeWarpsPerSM,
+          countOf(all.atCurrent.activeBlocksPerSM, "block").c_str(), countOf(all.atCurrent.activeWarpsPerSM, "warp").c_str(),
           formatPercent(all.atCurrent.occupancy, kOccupancyPercentDecimals).c_str(),
           limiterName(all.atCurrent.limiter));
     } else if (near(kp)) {
       ImGui::SetTooltip(
           "the compiled kernel: %d threads, %d registers (%s), %s B shared\n"
-          "-> %d blocks/SM, %d warps/SM (%s), limited by %s",
+          "-> %s/SM, %s/SM (%s), limited by %s",
           all.kernel.threads, all.kernel.registers, k.registerSource.c_str(), withCommas(all.kernel.shared).c_str(),
-          all.atKernel.activeBlocksPerSM, all.atKernel.activeWarpsPerSM,
+          countOf(all.atKernel.activeBlocksPerSM, "block").c_str(), countOf(all.atKernel.activeWarpsPerSM, "warp").c_str(),
           formatPercent(all.atKernel.occupancy, kOccupancyPercentDecimals).c_str(),
           limiterName(all.atKernel.limiter));
     } else if (m.x >= f.lo.x && m.x <= f.hi.x) {
@@ -365,9 +365,9 @@ void drawCurve(const OccCurve& c, const OccupancyCurves& all, const KernelPoint&
       dl->AddLine(ImVec2(pp.x, f.lo.y), ImVec2(pp.x, f.hi.y), rgba(255, 255, 255, 90));
       dl->AddCircle(pp, 5.0f, rgba(255, 255, 255), 0, 1.5f);
       ImGui::SetTooltip(
-          "%s: %d blocks/SM = %d warps/SM (%s), limited by %s\n(other inputs at the sliders; "
+          "%s: %s/SM = %s/SM (%s), limited by %s\n(other inputs at the sliders; "
           "click to move the slider here)",
-          xText(c.kind, p.x).c_str(), p.blocksPerSM, p.warpsPerSM,
+          xText(c.kind, p.x).c_str(), countOf(p.blocksPerSM, "block").c_str(), countOf(p.warpsPerSM, "warp").c_str(),
           formatPercent(double(p.warpsPerSM) / std::max(all.maxWarpsPerSM, 1), kOccupancyPercentDecimals).c_str(),
           limiterName(p.limiter));
       if (clicked) setSlider(c.kind, p.x, all.ranges, ui);

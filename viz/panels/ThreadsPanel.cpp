@@ -272,8 +272,8 @@ void drawGrid(const ThreadGrid& g, float height, int cellPx, const GridOverlay& 
                   live == 1 ? "live (the mask is true)" : live == 0 ? "masked off (the mask is false)" : "not reached");
     }
     const ElementOwner& o = g.firstOwner(hoverElem);
-    ImGui::TextDisabled("outlined: the other elements thread %d holds (its %lld registers)", o.thread(),
-                        static_cast<long long>(g.regsPerThread));
+    ImGui::TextDisabled("outlined: the other elements thread %d holds (its %s)", o.thread(),
+                        countOf(g.regsPerThread, "register").c_str());
     ImGui::TextDisabled("from Layout::coords(shape, thread, register), as the lowering computes it");
     ImGui::EndTooltip();
   }
