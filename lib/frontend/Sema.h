@@ -162,6 +162,8 @@ class Sema {
   PyVal builtinWhere(const ast::Expr& e);
   PyVal builtinMinMaximum(const ast::Expr& e, const std::string& f);
   PyVal builtinDot(const ast::Expr& e);
+  // trans(x) and x.T: one trans op at `loc`, or a located error naming `what` for a non-2-D operand.
+  PyVal transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what);
   PyVal builtinCdiv(const ast::Expr& e);
   Value* reduceAll(const std::string& kind, Value* x, Loc loc);
 

@@ -125,15 +125,19 @@ PyVal Sema::evalCall(const Expr& e) {
   if (f == "trans") {  // trans(x): <MxN> -> <NxM>, out[j, i] = x[i, j] (Triton's tl.trans)
     Args a;
     if (!bindArgs(e, "trans", {"x"}, 1, a)) return PyVal::poison();
-    const PyVal& x = a.vals[0];
-    if (!x.isValue() || x.v->type.rank() != 2)
-      return fail(a.locs[0], "trans() needs a 2-D tile, got " + describe(x));
-    const Type& t = x.v->type;
-    return PyVal::value(at(e.loc).create(OpKind::Trans, {x.v}, {t.withShape({t.shape[1], t.shape[0]})})->result());
+    return transpose(a.vals[0], a.locs[0], e.loc, "trans()");
   }
   if (f == "cdiv") return builtinCdiv(e);
   if (f == "range") return fail(e.loc, "range() can only be used in a for loop: for i in range(...)");
   return unknownFunction(e, f, e.lhs->loc);  // print(...), or a typo: SemaExpr.cpp
+}
+
+// trans(x) and x.T: the transposed 2-D tile (one trans op at `loc`); `what` names the spelling.
+PyVal Sema::transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what) {
+  if (!x.isValue() || x.v->type.rank() != 2)
+    return fail(argLoc, std::string(what) + " needs a 2-D tile, got " + describe(x));
+  const Type& t = x.v->type;
+  return PyVal::value(at(loc).create(OpKind::Trans, {x.v}, {t.withShape({t.shape[1], t.shape[0]})})->result());
 }
 
 // x.to(dtype): the only method.

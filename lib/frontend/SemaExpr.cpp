@@ -185,7 +185,12 @@ PyVal Sema::eval(const Expr& e) {
     case ExprKind::Attribute:
       if (e.lhs->kind == ExprKind::Name && e.lhs->str == "tl")
         return fail(e.loc, "no 'tl.' prefix is needed: write " + e.str + " directly");
-      return fail(e.loc, "attributes are not supported (only the method x.to(dtype))");
+      if (e.str == "T") {  // x.T: trans(x)
+        PyVal x = eval(*e.lhs);
+        if (x.isPoison()) return x;
+        return transpose(x, e.lhs->loc, e.loc, "x.T");
+      }
+      return fail(e.loc, "attributes are not supported (only x.T and the method x.to(dtype))");
     case ExprKind::Subscript: return evalSubscript(e);
     case ExprKind::Slice: return fail(e.loc, "':' is only allowed inside a subscript such as x[:, None]");
     case ExprKind::Tuple: {

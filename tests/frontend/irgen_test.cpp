@@ -132,6 +132,18 @@ TEST(IRGen, BroadcastingIsExplicit) {
   EXPECT_EQ(bad->diag.diagnostics()[0].loc, (Loc{6, 11}));
 }
 
+// x.T is trans(x): one trans op, <16x64> -> <64x16>, and the same error for a 1-D tile.
+TEST(IRGen, DotTIsTrans) {
+  auto r = body("    r = arange(0, 16)\n    c = arange(0, B)\n    off = r[:, None] * 64 + c[None, :]\n"
+                "    t = off.T\n    store(x + t, 1.0)\n");
+  ASSERT_EQ(r->phase, "") << r->errors();
+  ASSERT_EQ(countOps(*r->fn, OpKind::Trans), 1);
+  EXPECT_EQ(findOp(*r->fn, OpKind::Trans)->result()->type, Type::tile(DType::I32, {64, 16}));
+  auto bad = body("    a = arange(0, 16)\n    t = a.T\n");
+  ASSERT_EQ(bad->phase, "compile");
+  EXPECT_NE(bad->errors().find("x.T needs a 2-D tile"), std::string::npos) << bad->errors();
+}
+
 TEST(IRGen, ConstexprFolding) {
   auto r = body("    H = B // 2 + cdiv(B, 3) - max(B, 8) % 5\n    c = arange(0, H)\n    store(x + c, 0.0)\n");
   // 32 + 22 - 4 = 50: folded at compile time, and not a power of two.
