@@ -253,15 +253,41 @@ Buffer* Memory::resolve(uint64_t addr, uint64_t size) {
   return nullptr;
 }
 
+namespace {
+
+// Addresses are compared as signed 64-bit numbers: a pointer moved below 0 by a negative offset
+// (x_ptr - 5000000000) wraps to 0xfffffffe...; it lies below every buffer, not 2^64 bytes past
+// the last one. Buffers live far below 2^63, so an address with the top bit set is one of those.
+bool belowZero(uint64_t addr) { return (addr >> 63) != 0; }
+
+// Where an address lies relative to one buffer.
+struct Placement {
+  enum Where { Before, Inside, Past } where;
+  uint64_t bytes;  // Before: bytes before the start; Past: bytes past the end; Inside: 0
+};
+
+// Exact, with no wrap: for an address below zero b.base - addr is b.base + |addr| < 2^64,
+// since b.base < 2^63.
+Placement placeOf(const Buffer& b, uint64_t addr) {
+  if (belowZero(addr) || addr < b.base) return {Placement::Before, b.base - addr};
+  if (addr >= b.end()) return {Placement::Past, addr - b.end()};
+  return {Placement::Inside, 0};
+}
+
+}  // namespace
+
 std::string Memory::describeAddress(uint64_t addr, uint64_t size) const {
   std::ostringstream os;
   os << "address 0x" << std::hex << addr << std::dec;
+  if (belowZero(addr)) os << " (" << static_cast<int64_t>(addr) << ")";  // a negative offset's result
   const Buffer* b = nearest(addr);
   if (!b) return os.str() + " is in no buffer (none are allocated)";
   std::string name = "buffer '" + b->name + "' (" + b->describe() + ")";
-  if (addr >= b->end()) os << " is " << addr - b->end() << " bytes past the end of " << name;
-  else if (addr < b->base) os << " is " << b->base - addr << " bytes before the start of " << name;
-  else os << " (" << size << " bytes) straddles the end of " << name;
+  Placement p = placeOf(*b, addr);
+  if (p.where == Placement::Past) os << " is " << p.bytes << " bytes past the end of " << name;
+  else if (p.where == Placement::Before) os << " is " << p.bytes << " bytes before the start of " << name;
+  else if (size > b->end() - addr) os << " (" << size << " bytes) straddles the end of " << name;
+  else os << " (" << size << " bytes) is inside " << name;
   return os.str();
 }
 
@@ -298,7 +324,8 @@ const Buffer* Memory::nearest(uint64_t addr) const {
   const Buffer* best = nullptr;
   uint64_t bestDist = 0;
   for (const auto& b : buffers_) {
-    uint64_t dist = addr < b.base ? b.base - addr : (addr >= b.end() ? addr - b.end() + 1 : 0);
+    Placement p = placeOf(b, addr);
+    uint64_t dist = p.where == Placement::Inside ? 0 : p.bytes + (p.where == Placement::Past);
     if (!best || dist < bestDist) {
       best = &b;
       bestDist = dist;

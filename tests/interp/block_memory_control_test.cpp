@@ -93,7 +93,8 @@ TEST(BlockMemory, OutOfBoundsLoadIsALocatedError) {
   Loc loc;
   std::string msg = errorOf([&] { runBlock(fn, launch, m); }, &loc);
   EXPECT_EQ(msg, "load out of bounds: address 0x10000c34 is 0 bytes past the end of buffer 'x_ptr' "
-                 "(781 x f32) in program (0, 0, 0), element [781]");
+                 "(781 x f32) in program (0, 0, 0), element [781]" +
+                     outOfBoundsHint(false, false));
   EXPECT_EQ(loc, (Loc{6, 9}));
   // With two rows of data, program 1 (rows start at pid * 781) is the first to run past the end.
   Memory m2;
@@ -101,7 +102,8 @@ TEST(BlockMemory, OutOfBoundsLoadIsALocatedError) {
   launch.grid = {4, 1, 1};
   msg = errorOf([&] { runBlock(fn, launch, m2); });
   EXPECT_EQ(msg, "load out of bounds: address 0x10001868 is 0 bytes past the end of buffer 'x_ptr' "
-                 "(2 x 781 x f32) in program (1, 0, 0), element [781]");
+                 "(2 x 781 x f32) in program (1, 0, 0), element [781]" +
+                     outOfBoundsHint(false, false));
 }
 
 TEST(BlockMemory, OutOfBoundsStoreWritesNothing) {
@@ -117,7 +119,8 @@ TEST(BlockMemory, OutOfBoundsStoreWritesNothing) {
   Loc loc;
   std::string msg = errorOf([&] { runBlock(fn, LaunchConfig{}, m); }, &loc);
   EXPECT_EQ(msg, "store out of bounds: address 0x1000003c is 0 bytes past the end of buffer 'out' "
-                 "(15 x i32) in program (0, 0, 0), element [3, 3]");
+                 "(15 x i32) in program (0, 0, 0), element [3, 3]" +
+                     outOfBoundsHint(true, false));
   EXPECT_EQ(loc, (Loc{3, 5}));
   EXPECT_EQ(readI(m, "out"), std::vector<int64_t>(15, 0));
 }
@@ -132,8 +135,25 @@ TEST(BlockMemory, AddressBeforeABufferAndMisalignedAccess) {
   m.add("x", DType::F32, {4}, true);
   EXPECT_EQ(errorOf([&] { runBlock(fn, LaunchConfig{}, m); }),
             "store out of bounds: address 0xffffffc is 4 bytes before the start of buffer 'x' (4 x f32) "
-            "in program (0, 0, 0), element [0]");
+            "in program (0, 0, 0), element [0]" +
+                outOfBoundsHint(true, false));
   EXPECT_EQ(readF(m, "x"), std::vector<double>(4, 0.0));
+
+  // A negative offset that takes the address below 0 (x - 10^9 elements = 4e9 bytes below the
+  // first buffer) is before the start of the first buffer, not 2^64 - 4e9 bytes past the last.
+  KernelBuilder kw;
+  Value* pw = kw.ptrParam("x", DType::F32);
+  kw.ptrParam("out_ptr", DType::F32);
+  Value* far = kw.b.binary(OpKind::Sub, kw.b.arange(0, 4), kw.b.constInt(Type::tile(DType::I32, {4}), 1000000000));
+  kw.b.load(kw.b.addptr(kw.b.splat(pw, {4}), far));
+  Function& fw = kw.finish();
+  Memory mw;
+  mw.add("x", DType::F32, {4}, false);
+  mw.add("out_ptr", DType::F32, {4}, true);
+  EXPECT_EQ(errorOf([&] { runBlock(fw, LaunchConfig{}, mw); }),
+            "load out of bounds: address 0xffffffff2194d800 (-3731564544) is 4000000000 bytes before the start of "
+            "buffer 'x' (4 x f32) in program (0, 0, 0), element [0]" +
+                outOfBoundsHint(false, false));
 
   // An i32 view of an f32 buffer is not an element of it.
   KernelBuilder k2;

@@ -111,6 +111,62 @@ TEST(MemoryLayout, ResolveAndNearest) {
   EXPECT_EQ(empty.nearest(Memory::kBaseAddress), nullptr);
 }
 
+// Out-of-bounds messages for addresses below the first buffer, at 0, below 0 (a negative offset
+// that wrapped), between two buffers and far above the last one. Addresses count as signed: the
+// message once said "18446744069709539328 bytes past the end of buffer 'out_ptr'" for an access
+// 4000012288 bytes below out_ptr's end (an unsigned wrap).
+TEST(MemoryLayout, DescribeAddressAroundEveryBuffer) {
+  Memory mem;
+  mem.add("x_ptr", DType::F32, {100}, false);
+  mem.add("out_ptr", DType::F32, {100}, true);
+  const Buffer* x = mem.find("x_ptr");
+  const Buffer* out = mem.find("out_ptr");
+  ASSERT_EQ(x->base, 0x10000000u);
+  const std::string xName = "buffer 'x_ptr' (100 x f32)", outName = "buffer 'out_ptr' (100 x f32)";
+  auto hex = [](uint64_t a) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(a));
+    return std::string(buf);
+  };
+  auto says = [&](uint64_t addr) { return mem.describeAddress(addr, 4); };
+
+  // Below the first buffer, and the 0 address.
+  EXPECT_EQ(says(x->base - 8), "address 0xffffff8 is 8 bytes before the start of " + xName);
+  EXPECT_EQ(says(0), "address 0x0 is 268435456 bytes before the start of " + xName);
+  EXPECT_EQ(mem.nearest(0), x);
+  // Below 0: the issue's access, and x_ptr - 5e9 bytes. The signed value is shown.
+  uint64_t issue = out->end() - 4000012288u;
+  EXPECT_EQ(says(issue), "address 0xffffffff2194bb90 (-3731571824) is 4000007280 bytes before the start of " + xName);
+  EXPECT_EQ(mem.nearest(issue), x);
+  uint64_t wrapped = x->base - 5000000000u;
+  EXPECT_EQ(says(wrapped), "address 0xfffffffee5fa0e00 (-4731564544) is 5000000000 bytes before the start of " + xName);
+  EXPECT_EQ(says(~uint64_t(0)), "address 0xffffffffffffffff (-1) is 268435457 bytes before the start of " + xName);
+  EXPECT_EQ(says(uint64_t(1) << 63), "address 0x8000000000000000 (-9223372036854775808) is 9223372037123211264 bytes "
+                                     "before the start of " + xName);
+  // Between the buffers: the nearer one, the first on a tie.
+  uint64_t gap = out->base - x->end();
+  ASSERT_EQ(gap % 2, 0u);
+  EXPECT_EQ(says(x->end()), "address " + hex(x->end()) + " is 0 bytes past the end of " + xName);
+  EXPECT_EQ(says(x->end() + 16), "address " + hex(x->end() + 16) + " is 16 bytes past the end of " + xName);
+  EXPECT_EQ(says(out->base - 16), "address " + hex(out->base - 16) + " is 16 bytes before the start of " + outName);
+  EXPECT_EQ(mem.nearest(x->end() + gap / 2 - 1), x);
+  EXPECT_EQ(mem.nearest(x->end() + gap / 2), out);
+  EXPECT_EQ(says(x->end() + gap / 2),
+            "address " + hex(x->end() + gap / 2) + " is " + std::to_string(gap / 2) + " bytes before the start of " + outName);
+  // Far above the last buffer, up to the largest positive address.
+  EXPECT_EQ(says(0x7fff00000000u), "address 0x7fff00000000 is " + std::to_string(0x7fff00000000u - out->end()) +
+                                       " bytes past the end of " + outName);
+  uint64_t top = (uint64_t(1) << 63) - 1;
+  EXPECT_EQ(says(top), "address 0x7fffffffffffffff is " + std::to_string(top - out->end()) + " bytes past the end of " + outName);
+  EXPECT_EQ(mem.nearest(top), out);
+  // Inside: an access that straddles the end, and (for completeness) one that fits.
+  EXPECT_EQ(mem.describeAddress(out->end() - 4, 8),
+            "address " + hex(out->end() - 4) + " (8 bytes) straddles the end of " + outName);
+  EXPECT_EQ(mem.describeAddress(out->base, 4), "address " + hex(out->base) + " (4 bytes) is inside " + outName);
+  Memory empty;
+  EXPECT_EQ(empty.describeAddress(~uint64_t(0), 4), "address 0xffffffffffffffff (-1) is in no buffer (none are allocated)");
+}
+
 TEST(MemoryLayout, RejectsBadShapes) {
   Memory mem;
   EXPECT_THROW(mem.add("neg", DType::F32, {4, -1}, false), std::runtime_error);
