@@ -73,8 +73,11 @@ ResolvedSelection resolveSelection(const SessionData& data, const SelectionReque
     if (std::find(blocks.begin(), blocks.end(), *req.block) == blocks.end())
       return fail("--block " + std::to_string(*req.block) + ": the simulator kept the accesses of " +
                   countOf(static_cast<long long>(blocks.size()), "block") + " (" + listOf(blocks) +
-                  ") only; it ran the first " + withCommas(jsonNumber(jsonMember(&data.report, "sampling"), "blocks_run", 0)) +
-                  " (--sample-blocks N runs more)");
+                  ") only" +
+                  (*req.block >= kMaxDetailBlocks ? "; at most the first " + withCommas(kMaxDetailBlocks) + " can be kept"
+                                                   : "; it ran the first " +
+                                                         withCommas(jsonNumber(jsonMember(&data.report, "sampling"), "blocks_run", 0)) +
+                                                         " (--sample-blocks N runs more)"));
     r.block = *req.block;
   }
   if (req.warp) {

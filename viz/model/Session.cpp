@@ -387,7 +387,7 @@ class Pipeline {
     o.gpu = in_.gpu;
     o.sampleBlocks = in_.sampleBlocks;
     o.keepDetail = true;
-    if (in_.detailBlocks > 0) o.detailBlocks = std::max(o.detailBlocks, in_.detailBlocks);
+    if (in_.detailBlocks > 0) o.detailBlocks = std::max(o.detailBlocks, std::min(in_.detailBlocks, kMaxDetailBlocks));
     o.registers = registerSource();
     if (data_->measured) o.measured = &data_->measured->raw;
     SimReport report;

@@ -44,6 +44,9 @@
 
 namespace tl::viz {
 
+// The most blocks whose accesses (and masks) a session keeps: --block N needs N < this.
+inline constexpr int64_t kMaxDetailBlocks = 1024;
+
 struct SessionInputs {
   std::string path = "kernels/softmax.tl";  // shown in errors; also where the source came from
   std::string source;                       // the (edited) text; empty: read `path`
@@ -54,7 +57,8 @@ struct SessionInputs {
   std::string gpu = "h200";                 // sim/gpus/<key>.json
   std::string measuredDir;                  // --measured DIR (tl-ptx results files); "": bench/results/gpu next to kernels/
   int64_t sampleBlocks = 0;                 // tl-sim --sample-blocks (0: its default budget)
-  int64_t detailBlocks = 0;                 // blocks whose accesses are kept (0: SimOptions' default, the first 4)
+  int64_t detailBlocks = 0;                 // blocks whose accesses are kept (0: SimOptions' default, the
+                                            // first 4; at most kMaxDetailBlocks)
   bool predictTimings = true;               // simulate the measured shapes (Timings panel; slow part)
 };
 
