@@ -1,6 +1,7 @@
 #include "ir/Diagnostics.h"
 
-#include <fstream>
+#include "ir/FileRead.h"
+
 #include <ostream>
 #include <sstream>
 
@@ -13,12 +14,10 @@ SourceFile::SourceFile(std::string path, std::string text)
     if (text_[i] == '\n' && i + 1 < text_.size()) lineStarts_.push_back(i + 1);
 }
 
+// Through the bounded reader (ir/FileRead.h): a regular file of at most the kernel source limit
+// (4 MiB); anything else throws FileReadError, a std::runtime_error naming the file and why.
 std::shared_ptr<SourceFile> SourceFile::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return std::make_shared<SourceFile>(path, ss.str());
+  return std::make_shared<SourceFile>(path, readFileBounded(path, FileKind::KernelSource));
 }
 
 std::string_view SourceFile::line(int line) const {

@@ -15,15 +15,23 @@
 // readNpy accepts versions 1.0 and 2.0 (4-byte header length), rejects fortran order,
 // big-endian data, unknown dtypes, bad headers, and data of the wrong size, each with a
 // std::runtime_error naming the file and the reason. It never reads past the end of the file.
+// The file is read through readFileBounded (ir/FileRead.h): a regular file of at most the
+// largest buffer (Memory::kMaxBufferBytes) plus kNpyMaxHeaderBytes; a FIFO or a device such as
+// /dev/zero is refused before a byte is read, and a header longer than kNpyMaxHeaderBytes is
+// rejected.
 #include "runtime/Memory.h"
 
 #include <cctype>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
+#include "ir/FileRead.h"
+
 namespace tl {
+
+static_assert(kNpyMaxDataBytes == Memory::kMaxBufferBytes,
+              "ir/FileRead.h's .npy limit is the largest buffer the CPU stages allocate");
 
 namespace {
 
@@ -169,11 +177,7 @@ void writeNpy(const std::string& path, const Buffer& buf) {
 }
 
 Buffer readNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string data = ss.str();
+  const std::string data = readFileBounded(path, FileKind::Npy);
   auto bad = [&](const std::string& why) { return std::runtime_error(path + ": not a valid .npy file: " + why); };
 
   if (data.size() < 10 || data.compare(0, 6, kMagic, 6) != 0) throw bad("missing the \\x93NUMPY magic");
@@ -192,6 +196,9 @@ Buffer readNpy(const std::string& path) {
               std::to_string(static_cast<unsigned char>(data[7])));
   }
   if (headerLen > data.size() - headerStart) throw bad("header runs past the end of the file");
+  if (headerStart + headerLen > kNpyMaxHeaderBytes)
+    throw bad("the header is " + std::to_string(headerLen) + " bytes, over the " + formatByteLimit(kNpyMaxHeaderBytes) +
+              " limit");
 
   HeaderParser hp(data.substr(headerStart, headerLen), path);
   hp.parse();
