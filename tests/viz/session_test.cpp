@@ -225,6 +225,26 @@ TEST(Session, OverridesAndNumWarpsApply) {
   EXPECT_FALSE(d->measured.has_value());  // measured at other sizes: not this launch
 }
 
+// --grid and --input as the stage tools apply them (runtime/Driver's overridesFrom).
+TEST(Session, GridAndInputOverrides) {
+  SessionInputs in = softmaxInputs();
+  in.sets = {"M=8", "N=100"};
+  in.grid = "(4,)";
+  auto d = runSession(in);
+  ASSERT_TRUE(d->errors.empty()) << errorsOf(*d);
+  EXPECT_EQ(d->launch.grid[0], 4);
+  EXPECT_NE(d->launchText.find("grid=(4,1,1)"), std::string::npos) << d->launchText;
+  in.grid.clear();
+  in.inputs = {"x_ptr=/nonexistent/x.npy"};
+  d = runSession(in);
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_NE(errorsOf(*d).find("/nonexistent/x.npy"), std::string::npos) << errorsOf(*d);
+  in.inputs = {"no_equals_sign"};
+  d = runSession(in);
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_NE(d->errors[0].message.find("--input expects PARAM=FILE"), std::string::npos) << d->errors[0].message;
+}
+
 TEST(Session, PublishesCompiledBeforeSimulatedAndHonoursCancel) {
   std::vector<Phase> phases;
   Progress progress;
