@@ -23,6 +23,11 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <pthread.h>
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include "frontend/Frontend.h"
@@ -518,6 +523,47 @@ std::shared_ptr<const SessionData> runSession(const SessionInputs& inputs, uint6
 
 // ----- Session: the worker thread ---------------------------------------------------------------
 
+// The worker compiles whatever the student typed. Input nesting is bounded (ast::kMaxNesting),
+// and at that limit the front end and the stages need about 512 KB of stack (2-3 MB under
+// AddressSanitizer): std::thread cannot choose its stack size, so the worker is a pthread with
+// a stack well above that, the same on every platform default.
+constexpr size_t kWorkerStackBytes = size_t(64) << 20;
+
+class WorkerThread {
+ public:
+  WorkerThread() = default;
+  explicit WorkerThread(std::function<void()> body) {
+    auto* fn = new std::function<void()>(std::move(body));
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, kWorkerStackBytes);
+    int rc = pthread_create(&thread_, &attr, &WorkerThread::run, fn);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+      delete fn;
+      throw std::runtime_error("cannot start the compile worker thread (pthread_create failed)");
+    }
+    started_ = true;
+  }
+  void join() {
+    if (started_) pthread_join(thread_, nullptr);
+    started_ = false;
+  }
+  void detach() {
+    if (started_) pthread_detach(thread_);
+    started_ = false;
+  }
+
+ private:
+  static void* run(void* arg) {
+    std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()>*>(arg));
+    (*fn)();
+    return nullptr;
+  }
+  pthread_t thread_{};
+  bool started_ = false;
+};
+
 struct Session::Impl {
   mutable std::mutex mutex;
   std::condition_variable wake;          // the worker: a job or stop
@@ -530,7 +576,7 @@ struct Session::Impl {
   std::atomic<bool> cancel{false};       // the running job is superseded
   bool stop = false;
   bool abandon = false;                  // the destructor detaches instead of joining
-  std::thread worker;
+  WorkerThread worker;
 
   // Publishes `snap` unless a newer job was submitted meanwhile.
   void publish(const std::shared_ptr<const SessionData>& snap) {
@@ -572,7 +618,7 @@ struct Session::Impl {
 
 Session::Session() : impl_(std::make_shared<Impl>()) {
   // The worker holds its own reference: after abandonOnDestroy it may outlive the Session.
-  impl_->worker = std::thread([impl = impl_] { impl->loop(); });
+  impl_->worker = WorkerThread([impl = impl_] { impl->loop(); });
 }
 
 Session::~Session() {
