@@ -5,12 +5,7 @@
 #   here:  strip -o gpu-carry/tl-ptx build/stages/ptx/tl-ptx && gzip -f gpu-carry/tl-ptx
 #   device run: bash bench/gpu/lab_handouts_h200.sh gpu-carry/tl-ptx.gz   (carry: gpu-carry)
 # Output: $OUT/handouts.log (every tl-ptx run) and $OUT/handouts.md (the table).
-set -uo pipefail
-BIN=${1:-gpu-carry/tl-ptx.gz}
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT"
-gunzip -c "$BIN" > /tmp/tl-ptx && chmod +x /tmp/tl-ptx
-export TL_CACHE_DIR=/tmp/tlcache
+source "$(dirname "$0")/setup.sh"
 cd "$(dirname "$0")/../.."
 rm -rf out/lab1 out/lab2 out/lab3 out/lab4
 

@@ -11,12 +11,7 @@
 #   here:  strip -o gpu-carry/tl-ptx build/stages/ptx/tl-ptx && gzip -f gpu-carry/tl-ptx
 #   device run: bash bench/gpu/labs_h200.sh gpu-carry/tl-ptx.gz   (carry: gpu-carry)
 # Output: $OUT/kernels.log, $OUT/checks.log, $OUT/labs.log, $OUT/labs.tgz (the results JSONs).
-set -uo pipefail
-BIN=${1:-gpu-carry/tl-ptx.gz}
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT"
-gunzip -c "$BIN" > /tmp/tl-ptx && chmod +x /tmp/tl-ptx
-export TL_CACHE_DIR=/tmp/tlcache
+source "$(dirname "$0")/setup.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
 
 /tmp/tl-ptx --results-dir /tmp/res/kernels kernels/*.tl > "$OUT/kernels.log" 2>&1

@@ -3,12 +3,7 @@
 # (softmax_rows at N = 128, layernorm_row, matmul), timed with tl-ptx (no output check: the
 # chosen configuration is checked in compare.py). Prints one line per configuration.
 #   device run: bash bench/gpu/sweep.sh gpu-carry/tl-ptx.gz   (carry: gpu-carry)
-set -uo pipefail
-BIN=${1:-gpu-carry/tl-ptx.gz}
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT"
-gunzip -c "$BIN" > /tmp/tl-ptx && chmod +x /tmp/tl-ptx
-export TL_CACHE_DIR=/tmp/tlcache
+source "$(dirname "$0")/setup.sh"
 run() {  # kernel, num_warps, sets...
   local k=$1 w=$2; shift 2
   local args=() tag="$k w$w"
