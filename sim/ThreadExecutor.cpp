@@ -21,7 +21,9 @@
 //     A barrier reached with inactive lanes (inside divergent code) is a RuntimeError at once.
 //   - Memory ops check alignment (vector groups) and bounds before touching memory; a store
 //     checks every lane's every group first, so a faulting store writes nothing; then writes
-//     apply lane by lane in lane order.
+//     apply lane by lane in lane order. Two elements of one dynamic store instance (across the
+//     lanes, registers and warps of a block) writing one global address with different bytes
+//     are a write conflict, a RuntimeError (sim/WriteConflicts.h); equal bytes are fine.
 //   - Shared memory is per block, filled with 0xFF bytes at the start of every block ("poison":
 //     an f32 read before any write gives NaN, an i32 gives -1), so reading uninitialized shared
 //     memory shows up as wrong results instead of passing by luck with zeros.
@@ -39,6 +41,7 @@
 #include "sim/ElementOps.h"
 #include "sim/Program.h"
 #include "sim/RaceDetector.h"
+#include "sim/WriteConflicts.h"
 
 namespace tl {
 
@@ -172,6 +175,7 @@ class Executor {
   std::vector<Warp> warps_;
   std::vector<uint8_t> shared_;
   sim::RaceDetector races_;
+  sim::WriteConflictDetector conflicts_;
   std::array<int64_t, 3> block_{0, 0, 0};
   int64_t blockLinear_ = 0;
   ExecResult result_;
@@ -242,6 +246,7 @@ class Executor {
     }
     std::fill(shared_.begin(), shared_.end(), uint8_t(0xFF));
     if (opts_.detectRaces) races_.newEpoch();
+    conflicts_.beginBlock(numWarps_, prog_->instructions.size());
     if (opts_.traceWarps) {
       traceBase_ = result_.traces.size();
       for (const Warp& w : warps_) result_.traces.push_back(WarpTrace{blockLinear_, w.id, {}});
@@ -761,6 +766,8 @@ class Executor {
     const MemOperands m = memOperands(w, op, true);
     const size_t rec = beginRecords(w, op, m, MemSpace::Global, true);
     pending_.clear();
+    const uint32_t instance = conflicts_.nextInstance(w.id, op.instr);
+    sim::WriteConflict conflict;
     forLanes(mask, [&](int l) {  // check everything first: a faulting store writes nothing
       for (uint32_t g = 0; g < m.n / m.vec; ++g) {
         const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
@@ -768,12 +775,38 @@ class Executor {
         if (!on) continue;
         checkGroup(w, op, m, i, l, false);
         noteAccess(rec, g, l, m.addr[i]);
-        for (uint32_t e = 0; e < m.vec; ++e)
-          if (on >> e & 1) pending_.push_back({globalElement(w, op, m, m.addr[i + e], l, true), m.value[i + e]});
+        for (uint32_t e = 0; e < m.vec; ++e) {
+          if (!(on >> e & 1)) continue;
+          pending_.push_back({globalElement(w, op, m, m.addr[i + e], l, true), m.value[i + e]});
+          uint64_t bits = 0;
+          sim::storeElement(reinterpret_cast<uint8_t*>(&bits), m.dtype, m.value[i + e]);
+          const int reg = static_cast<int>(g * m.vec + e);
+          if (conflicts_.onWrite(m.addr[i + e], op.instr, instance, w.id * 32 + l, reg, bits, conflict))
+            writeConflictError(op, m, m.addr[i + e], conflict);
+        }
       }
     });
     for (const PendingWrite& p : pending_) sim::storeElement(p.dst, m.dtype, p.value);  // lane order
     endRecords(rec);
+  }
+
+  // "write conflict: thread 0 (warp 0, lane 0) register 1 and thread 33 (warp 1, lane 1)
+  // register 0 of this store both write address 0x... (out_ptr[0, 0]) with different values".
+  [[noreturn]] void writeConflictError(const COp& op, const MemOperands& m, uint64_t addr, const sim::WriteConflict& c) {
+    auto show = [&](uint64_t bits) {
+      const Slot v = sim::loadElement(reinterpret_cast<const uint8_t*>(&bits), m.dtype);
+      char buf[40];
+      if (isFloat(m.dtype)) std::snprintf(buf, sizeof buf, "%.9g", double(sim::asF(v)));
+      else std::snprintf(buf, sizeof buf, "%" PRId64, sim::asI(v));
+      return std::string(buf);
+    };
+    const Buffer* b = mem_.resolve(addr, m.elemBytes);  // checked before
+    fail(op, "write conflict: " + threadStr(c.firstThread) + " register " + std::to_string(c.firstReg) + " and " +
+                 threadStr(c.thread) + " register " + std::to_string(c.reg) + " of this store both write address " +
+                 hex(addr) + " (" + b->name + formatIndex(b->shape, static_cast<int64_t>((addr - b->base) / m.elemBytes)) +
+                 ") with different values (" + show(c.firstBits) + " and " + show(c.bits) +
+                 "); which one lands is undefined (on a GPU, whichever lane wins) in " + blockStr() +
+                 ", instruction " + std::to_string(op.instr));
   }
 
   void execLdShared(Warp& w, const COp& op, uint32_t mask) {

@@ -13,7 +13,7 @@
 // global or shared access (a faulting store writes nothing), an integer division by zero, a
 // barrier not reached by every thread of the block (never a hang), warps waiting at different
 // barriers, a shuffle reading an inactive lane, a misaligned (vector) access — an internal
-// compiler error — and, when detection is on, a shared-memory race between threads of
+// compiler error —, a write conflict (sim/WriteConflicts.h) and, when detection is on, a shared-memory race between threads of
 // different warps with no barrier between their accesses (naming both threads, both
 // instructions and both source lines). Nothing is read or written outside a buffer or outside
 // the block's shared memory.
@@ -21,8 +21,10 @@
 // Choices a reader may need:
 //   - shared memory starts every block filled with 0xFF bytes (f32 NaN, i32 -1), so a read of
 //     memory no thread wrote shows up as a wrong result;
-//   - lanes of one warp never race with each other (lockstep orders them); within one store
-//     instruction, lanes write in lane order (the highest lane wins a collision);
+//   - lanes of one warp never race with each other (lockstep orders them); two elements of one
+//     dynamic global store instance (any lanes, registers, warps of a block) that write one
+//     address with different bytes are a write conflict, a RuntimeError naming the block and
+//     both threads (warp, lane, register); equal bytes are fine (replicated layouts);
 //   - shfl_idx takes its source lane modulo 32 (as __shfl_sync does);
 //   - a vector group's addresses are checked (consecutive, aligned to vec x elementBytes) when
 //     any element of the group is unmasked; masked-off elements are neither read nor written.

@@ -46,9 +46,15 @@
 //     (2-D tiles say "element [i, j]"; a scalar pointer names no element), and be an aligned
 //     element of a buffer of the pointee dtype (else "... is not aligned to an element of
 //     buffer ..."). The first failing element in row-major order is reported, and a failing
-//     store writes nothing. Elements are stored in row-major order (when two share an address,
-//     the later one wins). Fast path: one branch-free pass checks that every unmasked address
+//     store writes nothing. Fast path: one branch-free pass checks that every unmasked address
 //     lies in the buffer holding the first one; then the copy loop has no per-element checks.
+//   - write conflicts: two unmasked elements of one store that write one address with different
+//     values (bit for bit) are a RuntimeError at the store, tl-scalar's message and pair (each
+//     address's first writer and the first element, row-major, that differs from it); nothing
+//     is written. Equal values are fine. Cheap first: addresses (masked-off ones included)
+//     that strictly increase in row-major order, or a 2-D tile that is affine with one-to-one
+//     strides (a transposed store), are distinct; only other stores sort their (address,
+//     element) pairs.
 //   - for: iterates iv = lo, lo + step, ... while (step > 0 ? iv < hi : iv > hi); step == 0 is
 //     a RuntimeError "range() step is zero"; iv never overflows (the loop ends instead).
 //   - if: runs the taken region only. program_id/num_programs come from the grid (x fastest).
@@ -62,6 +68,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <iomanip>
 #include <sstream>
 #include <type_traits>
 #include <unordered_map>
@@ -267,6 +274,64 @@ bool allInside(const uint64_t* __restrict addr, const uint8_t* __restrict mask, 
   return bad == 0;
 }
 
+// Whether addr[0..n) strictly increases (so its addresses are distinct): every step is in
+// [1, 2^40] (addr[k] - addr[k - 1] - 1 < 2^40, with no compare: the loop vectorizes) and the
+// last address is above the first (n <= 2^20 steps below 2^40 cannot wrap twice). Passes of 256
+// elements, stopping at the first one that fails.
+bool increasing(const uint64_t* __restrict addr, int64_t n) {
+  for (int64_t start = 1; start < n; start += 256) {
+    const int64_t end = std::min(n, start + 256);
+    uint64_t bad = 0;
+    for (int64_t k = start; k < end; ++k) bad |= addr[k] - addr[k - 1] - 1;
+    if (bad >> 40) return false;
+  }
+  return addr[n - 1] > addr[0];
+}
+
+// Whether a rows x cols pointer tile is affine, addr[r][c] = addr[0][0] + r * sr + c * sc, with
+// strides that make it one-to-one: one stride's whole span is shorter than the other stride
+// (|sc| * (cols - 1) < |sr|, or the reverse), both non-zero. A transposed store is such a tile.
+bool affineDistinct(const uint64_t* __restrict addr, int64_t rows, int64_t cols) {
+  const uint64_t a00 = addr[0];
+  const int64_t sr = static_cast<int64_t>(addr[cols] - a00), sc = static_cast<int64_t>(addr[1] - a00);
+  constexpr int64_t kMaxStride = int64_t(1) << 40;  // keeps the spans below from overflowing
+  if (sr == 0 || sc == 0 || sr <= -kMaxStride || sr >= kMaxStride || sc <= -kMaxStride || sc >= kMaxStride) return false;
+  const int64_t ar = sr < 0 ? -sr : sr, ac = sc < 0 ? -sc : sc;
+  if (!(ac * (cols - 1) < ar || ar * (rows - 1) < ac)) return false;
+  uint64_t bad = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint64_t* row = addr + r * cols;
+    const uint64_t shift = row[0] - a00;
+    for (int64_t c = 0; c < cols; ++c) bad |= row[c] ^ (addr[c] + shift);
+  }
+  return bad == 0;
+}
+
+// Whether the unmasked addresses strictly increase in row-major order (one branch-free pass).
+bool increasingUnmasked(const uint64_t* __restrict addr, const uint8_t* __restrict mask, int64_t n) {
+  uint64_t bad = 0, prev = 0, any = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const uint64_t on = mask[k] != 0;
+    bad |= on & any & uint64_t(addr[k] <= prev);
+    prev = on ? addr[k] : prev;
+    any |= on;
+  }
+  return bad == 0;
+}
+
+// Cheap proof that a store's unmasked addresses are distinct. With masked-off elements
+// included: they increase in row-major order (contiguous or strided rows, masked-off tails that
+// continue the pattern), or a 2-D tile is affine and one-to-one (a transposed store). Else the
+// unmasked ones alone increase (rows whose masked-off tails overlap the next row). False only
+// means "not proved": the exact check decides.
+bool provablyDistinct(const Tile& p, const uint8_t* mask) {
+  if (p.n <= 1) return true;
+  const uint64_t* addr = p.ptr.data();
+  if (increasing(addr, p.n)) return true;
+  if (p.rank == 2 && p.rows > 1 && p.cols > 1 && affineDistinct(addr, p.rows, p.cols)) return true;
+  return mask && increasingUnmasked(addr, mask, p.n);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The engine: runs the plan over the grid.
 
@@ -300,6 +365,7 @@ class Engine {
   const LaunchConfig& launch_;
   Memory& memory_;
   std::vector<Tile> slots_;
+  std::vector<std::pair<uint64_t, int64_t>> storeOrder_;  // (address, element) pairs of the exact conflict check
   std::vector<Tile> scratch_;  // yield copies, reused
   std::array<int64_t, 3> pid_{0, 0, 0};
   BlockRunStats stats_;
@@ -452,6 +518,7 @@ class Engine {
       for (int64_t i = 0; i < p.n; ++i)
         if (!mask || mask[i]) checkedAccess("store", *s.op, p, i, size);
     }
+    if (!provablyDistinct(p, mask)) checkWriteConflicts(s, p, value, mask, size);
     withDType(p.dtype, [&](auto dt) {
       constexpr DType D = decltype(dt)::value;
       using T = StorageOf<D>;
@@ -477,6 +544,53 @@ class Engine {
           buf->markStored(addr[i] - buf->base);
         }
       }
+    });
+  }
+
+  // The exact check, for stores whose addresses are not provably distinct: the (address,
+  // element) pairs sorted, each address's first writer compared with the others bit for bit.
+  // Throws tl-scalar's write-conflict RuntimeError for the pair whose later element comes first.
+  void checkWriteConflicts(const Step& s, const Tile& p, const Tile& value, const uint8_t* mask, uint64_t size) {
+    storeOrder_.clear();
+    for (int64_t i = 0; i < p.n; ++i)
+      if (!mask || mask[i]) storeOrder_.push_back({p.ptr[i], i});
+    std::sort(storeOrder_.begin(), storeOrder_.end());
+    withDType(p.dtype, [&](auto dt) {
+      using T = StorageOf<decltype(dt)::value>;
+      const T* v = value.data<T>();
+      int64_t first = -1, second = -1;
+      for (size_t g = 0; g < storeOrder_.size();) {
+        size_t end = g + 1;
+        while (end < storeOrder_.size() && storeOrder_[end].first == storeOrder_[g].first) ++end;
+        for (size_t k = g + 1; k < end; ++k)
+          if (std::memcmp(&v[storeOrder_[k].second], &v[storeOrder_[g].second], sizeof(T)) != 0 &&
+              (second < 0 || storeOrder_[k].second < second)) {
+            first = storeOrder_[g].second;
+            second = storeOrder_[k].second;
+            break;
+          }
+        g = end;
+      }
+      if (second < 0) return;
+      auto show = [&](int64_t i) {
+        std::ostringstream os;
+        if constexpr (std::is_floating_point_v<T>) os << std::setprecision(9) << double(v[i]);
+        else os << int64_t(v[i]);
+        return os.str();
+      };
+      auto index = [&](int64_t i) {
+        return p.rank == 2 ? "[" + std::to_string(i / p.cols) + ", " + std::to_string(i % p.cols) + "]"
+                           : "[" + std::to_string(i) + "]";
+      };
+      const uint64_t at = p.ptr[first];
+      const Buffer* b = memory_.resolve(at, size);  // checked by the caller
+      std::ostringstream os;
+      os << "write conflict: elements " << index(first) << " and " << index(second)
+         << " of this store both write address 0x" << std::hex << at << std::dec << " (" << b->name
+         << formatIndex(b->shape, static_cast<int64_t>((at - b->base) / size)) << ") with different values ("
+         << show(first) << " and " << show(second)
+         << "); which one lands is undefined (on a GPU, whichever lane wins)" << where(Tile{}, 0);
+      throw RuntimeError(s.op->loc, os.str());
     });
   }
 

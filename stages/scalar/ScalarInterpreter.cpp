@@ -51,8 +51,11 @@
 //     inside a buffer, or the run stops with "load out of bounds: address ... is N bytes past the
 //     end of buffer 'x_ptr' (781 x f32) in program (3, 0, 0), element [12]".
 //   - store: every unmasked address is checked first; if any is out of bounds the run stops and
-//     nothing of that store is written. Then elements are written in row-major order (when two
-//     elements hit one address, the later one wins). Values are stored in the pointee dtype.
+//     nothing of that store is written. Two unmasked elements that write one address with
+//     different values (bit for bit) are a write conflict (docs/language.md): a RuntimeError at
+//     the store naming the first element writing that address and the first element (row-major)
+//     that differs from it, and nothing is written. Equal values are fine. Then elements are
+//     written in row-major order. Values are stored in the pointee dtype.
 //   - for: lo, hi, step are read once; the body runs while (step > 0 ? iv < hi : iv > hi), then
 //     iv += step (the loop ends if that would overflow i64; i32 ivs cannot overflow here since
 //     iv never passes hi); step == 0 is a RuntimeError "range() step is zero". The body's
@@ -64,7 +67,9 @@
 #include "runtime/Arguments.h"
 #include "runtime/FloatOps.h"
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -568,18 +573,63 @@ class ScalarInterpreter {
       const Scalar* value;
     };
     std::vector<Write> writes;
+    std::vector<std::pair<uint64_t, int64_t>> byAddress;  // (address, element), for conflicts
     for (size_t e = 0; e < value.elems.size(); ++e) {
       if (mask && !mask->elems[e].i) continue;
       auto [buf, index] = access(op, "store", static_cast<uint64_t>(p.elems[e].i), d, value.type.shape,
                                  static_cast<int64_t>(e));
       writes.push_back(Write{buf, index, &value.elems[e]});
+      byAddress.push_back({static_cast<uint64_t>(p.elems[e].i), static_cast<int64_t>(e)});
     }
+    checkWriteConflicts(op, value, byAddress);
     for (const Write& w : writes) {
       if (isFloat(d)) w.buf->setF(w.index, w.value->f);
       else w.buf->setI(w.index, w.value->i);
       w.buf->markStored(static_cast<uint64_t>(w.index) * static_cast<uint64_t>(dtypeBytes(d)));
     }
     stats_.elementOps += static_cast<int64_t>(value.elems.size());
+  }
+
+  // A write conflict: two elements writing one address with different values. Sorted by
+  // address (then element), each address's first writer is compared with the others; the
+  // reported pair is the one whose second element comes first in row-major order.
+  void checkWriteConflicts(const Op& op, const Tile& value, std::vector<std::pair<uint64_t, int64_t>>& byAddress) {
+    std::sort(byAddress.begin(), byAddress.end());
+    const bool fl = isFloat(value.type.dtype);
+    auto bits = [&](int64_t e) {
+      const Scalar& v = value.elems[static_cast<size_t>(e)];
+      return fl ? std::bit_cast<uint64_t>(v.f) : static_cast<uint64_t>(v.i);
+    };
+    int64_t first = -1, second = -1;
+    uint64_t at = 0;
+    for (size_t g = 0; g < byAddress.size();) {
+      size_t end = g + 1;
+      while (end < byAddress.size() && byAddress[end].first == byAddress[g].first) ++end;
+      for (size_t k = g + 1; k < end; ++k)
+        if (bits(byAddress[k].second) != bits(byAddress[g].second) && (second < 0 || byAddress[k].second < second)) {
+          first = byAddress[g].second;
+          second = byAddress[k].second;
+          at = byAddress[g].first;
+          break;
+        }
+      g = end;
+    }
+    if (second < 0) return;
+    const Shape& shape = value.type.shape;
+    const Buffer* b = mem_.resolve(at, static_cast<uint64_t>(dtypeBytes(value.type.dtype)));
+    auto show = [&](int64_t e) {
+      const Scalar& v = value.elems[static_cast<size_t>(e)];
+      char buf[40];
+      if (fl) std::snprintf(buf, sizeof buf, "%.9g", v.f);
+      else std::snprintf(buf, sizeof buf, "%" PRId64, v.i);
+      return std::string(buf);
+    };
+    std::string msg = "write conflict: elements " + formatIndex(shape, first) + " and " + formatIndex(shape, second) +
+                      " of this store both write address " + hex(at) + " (" + b->name +
+                      formatIndex(b->shape, static_cast<int64_t>((at - b->base) / uint64_t(dtypeBytes(b->dtype)))) +
+                      ") with different values (" + show(first) + " and " + show(second) +
+                      "); which one lands is undefined (on a GPU, whichever lane wins)";
+    throw RuntimeError(op.loc, msg + where({}, 0));
   }
 
   // ----- reductions
