@@ -7,10 +7,18 @@
 // once (a buffer for a pointer, a value for a scalar or constexpr) or an error names it. All
 // integer arithmetic is checked; errors are located at the offending sub-expression, in the
 // kernel file or, for overrides, in the `<command line>` text.
+//
+// file("X.npy") buffers: the file is read later (Memory::fromLaunch), but its .npy header is read
+// here, because an unannotated pointer parameter takes its dtype from the file and the kernel is
+// specialized for that dtype. A file() override that replaces a buffer keyword and does not say
+// output= keeps the replaced buffer's output flag (`--input out_ptr=o.npy` stays an output).
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "frontend/AST.h"
@@ -60,6 +68,7 @@ struct LVal {
   BufferSpec buf;
   DType dtype = DType::F32;
   std::string str;
+  bool outputGiven = false;  // a buffer call said output= (a file() override keeps the replaced one's otherwise)
 
   static LVal integer(int64_t v) { LVal r; r.kind = Kind::Int; r.i = v; return r; }
   static LVal real(double v) { LVal r; r.kind = Kind::Float; r.f = v; return r; }
@@ -129,6 +138,37 @@ const char* kindName(const LVal& v) {
   return "?";
 }
 
+// The dtype in a .npy file's header (the descr tilelab's writer uses, lib/runtime/Npy.cpp), or
+// nothing when the file cannot be read as one: Memory::fromLaunch reads it whole later and
+// reports why. Only a regular file is opened (a FIFO would block) and at most the header is read.
+std::optional<DType> npyHeaderDType(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  char pre[12] = {};
+  if (!in.read(pre, 10) || std::string(pre, 6) != "\x93NUMPY") return std::nullopt;
+  uint32_t len = uint8_t(pre[8]) | uint32_t(uint8_t(pre[9])) << 8;
+  if (pre[6] >= 2) {  // version 2 and 3: a 4-byte header length
+    if (!in.read(pre + 10, 2)) return std::nullopt;
+    len |= uint32_t(uint8_t(pre[10])) << 16 | uint32_t(uint8_t(pre[11])) << 24;
+  }
+  if (len > (1u << 16)) return std::nullopt;
+  std::string header(len, '\0');
+  if (!in.read(header.data(), len)) return std::nullopt;
+  size_t key = header.find("'descr'");
+  size_t open = key == std::string::npos ? key : header.find('\'', key + 7);
+  size_t close = open == std::string::npos ? open : header.find('\'', open + 1);
+  if (close == std::string::npos) return std::nullopt;
+  std::string descr = header.substr(open + 1, close - open - 1);
+  if (descr == "<f4") return DType::F32;
+  if (descr == "<f2") return DType::F16;
+  if (descr == "<i4") return DType::I32;
+  if (descr == "<i8") return DType::I64;
+  if (descr == "|b1") return DType::I1;
+  if (descr == "<u2" && header.find("tilelab: bfloat16") != std::string::npos) return DType::BF16;
+  return std::nullopt;
+}
+
 // The largest buffer a launch may describe (elements): keeps the CPU stages' memory bounded.
 constexpr int64_t kMaxBufferElems = int64_t(1) << 28;
 
@@ -138,6 +178,7 @@ struct Entry {
   Loc loc;                          // the keyword (or the override's name in its own text)
   const Expr* expr = nullptr;       // nullptr when the override text failed to parse
   const SourceFile* origin = nullptr;  // nullptr: the kernel file; else the override's text
+  const Expr* replaced = nullptr;   // the decorator's expression an override replaced
 };
 
 class LaunchEvaluator {
@@ -162,6 +203,7 @@ class LaunchEvaluator {
       bool replaced = false;
       for (auto& existing : entries)
         if (existing.name == e.name) {
+          if (!existing.origin) existing.replaced = existing.expr;
           existing.expr = e.expr;
           existing.origin = e.origin;
           existing.loc = e.loc;
@@ -196,11 +238,13 @@ class LaunchEvaluator {
   std::vector<std::vector<Token>> cmdTokens_;
   std::vector<ExprPtr> cmdExprs_;
   const SourceFile* origin_ = nullptr;  // where the expression being evaluated comes from
+  int quiet_ = 0;                       // > 0: errors are not reported (a look at a replaced keyword)
 
   // Reports at `loc` in the current origin: the kernel file (the DiagEngine's file) or an
   // override's text, whose location and source line are written into the message.
   void error(Loc loc, const std::string& msg) { errorIn(origin_, loc, msg); }
   void errorIn(const SourceFile* origin, Loc loc, const std::string& msg) {
+    if (quiet_) return;
     if (!origin) {
       diag_.error(loc, msg);
       return;
@@ -240,6 +284,8 @@ class LaunchEvaluator {
     boundBy_[e.name] = e;
     LVal v;
     if (e.expr) v = eval(*e.expr);
+    if (v.kind == LVal::Kind::Buffer && v.buf.fill == Fill::File && !v.outputGiven && e.replaced)
+      v.buf.output = replacedIsOutput(e);
     names_[e.name] = v;
     if (v.kind == LVal::Kind::Error) return;
     cfg_.names.push_back({e.name, show(v)});
@@ -247,6 +293,17 @@ class LaunchEvaluator {
     // reported at the keyword.
     if (e.name == "grid") setGrid(v, e.loc);
     else if (e.name == "num_warps") setNumWarps(v, e.loc);
+  }
+
+  // Whether the decorator's expression that override `e` replaced describes an output buffer.
+  // It is evaluated quietly in the kernel file: its errors belong to an expression not in use.
+  bool replacedIsOutput(const Entry& e) {
+    ++quiet_;
+    origin_ = nullptr;
+    LVal old = eval(*e.replaced);
+    origin_ = e.origin;
+    --quiet_;
+    return old.kind == LVal::Kind::Buffer && old.buf.output;
   }
 
   void setGrid(const LVal& v, Loc at) {
@@ -593,6 +650,7 @@ class LaunchEvaluator {
       } else if (name == "output") {
         if (!v.isIntLike()) return fail(locs[k], "output must be True or False, got " + show(v));
         b.output = v.i != 0;
+        out.outputGiven = true;
       } else if (name == "seed") {
         if (!v.isIntLike() || v.i < 0) return fail(locs[k], "seed must be a non-negative int, got " + show(v));
         b.seed = static_cast<uint64_t>(v.i);
@@ -604,6 +662,8 @@ class LaunchEvaluator {
     }
     if (fill == Fill::Uniform && !(b.a < b.b)) return fail(e.loc, "uniform() needs lo < hi");
     if (fill == Fill::Randn && b.b < 0) return fail(e.loc, "randn() needs std >= 0");
+    if (fill == Fill::File)
+      if (auto d = npyHeaderDType(b.file)) b.dtype = *d;  // an unannotated pointer takes it
     return out;
   }
 
