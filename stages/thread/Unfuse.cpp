@@ -678,9 +678,12 @@ class TrafficCounter {
     auto hi = evalInt(fn_, launch_, forOp.operand(1));
     auto step = evalInt(fn_, launch_, forOp.operand(2));
     if (!lo || !hi || !step || *step == 0) return std::nullopt;
-    int64_t span = *step > 0 ? *hi - *lo : *lo - *hi;
-    int64_t s = *step > 0 ? *step : -*step;
-    return span <= 0 ? 0 : (span + s - 1) / s;
+    // In 128 bits: hi - lo and span + step - 1 overflow int64 for range(0, 2**63 - 1, 2**62).
+    const __int128 span = *step > 0 ? __int128(*hi) - *lo : __int128(*lo) - *hi;
+    const __int128 s = *step > 0 ? __int128(*step) : -__int128(*step);
+    if (span <= 0) return 0;
+    const __int128 trips = (span + s - 1) / s;
+    return trips > INT64_MAX ? INT64_MAX : int64_t(trips);
   }
 };
 

@@ -183,6 +183,21 @@ TEST(Unfuse, SoftmaxKernelList) {
 }
 
 // The traffic of the softmax, fused and unfused, from the launch's M and N.
+// Trip counts near the int64 limit (issue 11, item 9): range(0, 2^63 - 1, 2^62) runs twice.
+// (span + step - 1) / step overflowed int64: the traffic came out as 0 reads.
+TEST(Unfuse, TripCountsNearTheInt64Limit) {
+  auto k = compileSource("trip_int64",
+      "@launch(BIG=9223372036854775807, STEP=4611686018427387904, grid=(1,),\n"
+      "        x_ptr=randn(64, seed=1), out_ptr=zeros(64, output=True))\n"
+      "@jit\ndef k(x_ptr, out_ptr, BIG, STEP):\n    offs = arange(0, 64)\n    acc = zeros(64, dtype=f32)\n"
+      "    for i in range(0, BIG, STEP):\n        acc += load(x_ptr + offs)\n    store(out_ptr + offs, acc)\n");
+  ASSERT_TRUE(k);
+  KernelTraffic t = kernelTraffic(*k->ir, k->launch);
+  EXPECT_FALSE(t.estimated);
+  EXPECT_EQ(t.readBytes, 2 * 64 * 4);  // x, once per trip
+  EXPECT_EQ(t.writeBytes, 64 * 4);
+}
+
 TEST(Unfuse, SoftmaxTraffic) {
   auto k = compileFile(kernelFile("softmax"));
   ASSERT_TRUE(k);
