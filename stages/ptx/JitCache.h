@@ -7,19 +7,36 @@
 // where <key> is the SHA-256 (hex) of the key's parts. The manifest holds the key's parts, the
 // SHA-256 and size of the PTX and cubin files, ptxas' report and the compile times.
 //
-// Atomicity: store() writes the three files into a private temporary directory (".tmp-*",
-// mkdtemp next to the entry) and rename(2)s that directory into place: the entry appears whole
-// or not at all. A reader opens only <key>/..., checks the manifest (format, key, every part)
-// and the files' sizes and hashes; anything missing, partial or inconsistent is a miss (with the
-// reason), and the next store moves the broken entry aside and replaces it. So a writer killed
+// Trust: only the key (the entry's name, and every part compared) and the files' hashes are
+// taken on trust. Every other manifest field is checked for its type and range and against what
+// the hashed files say (the kernel name is the PTX's only .entry, shared_bytes its static
+// .shared arrays, num_warps the key's, ptxas ran exactly when there is a cubin, which is ELF);
+// an unknown field is a miss too. store() refuses an entry lookup() would reject. Every read is
+// bounded (ir/FileRead.h: the manifest 1 MiB, a payload the size its manifest recorded) and is of
+// a regular file, never through a symbolic link: a FIFO, a device or a link in an entry is a
+// miss, never a hang or a read without end.
+//
+// Atomicity: store() writes the three files into a private temporary directory
+// (".tmp-<key>+<pid>@<host>.XXXXXX", mkdtemp next to the entry) and rename(2)s that directory
+// into place: the entry appears whole or not at all. A reader opens only <key>/..., checks the
+// manifest and the files' sizes and hashes; anything missing, partial or inconsistent is a miss
+// (with the reason), and the next store moves the broken entry aside and replaces it. Whatever
+// blocks an entry path or its v1/ and v1/<xx>/ directories (a file, a symbolic link, a FIFO:
+// nothing the cache writes) is removed by the next store, never followed. So a writer killed
 // at any point leaves the old entry or a temporary directory that readers never look at; two
 // concurrent writers of one key leave one valid entry (the second finds the first's and keeps
-// it). Atomic against process death; not fsync'ed, so not against power loss. Temporary
-// directories older than an hour are removed by the next store.
+// it). Atomic against process death; not fsync'ed, so not against power loss.
+//
+// Stale temporaries: a store removes the temporaries in its shard whose writer is gone (the PID
+// in the name names no process on this host: kill(pid, 0) fails with ESRCH), and any other one
+// older than an hour (another host's, or a PID a new process took over); a JitCache's first
+// store does the same in every shard.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,7 +82,7 @@ struct CacheEntry {
 
 class JitCache {
  public:
-  explicit JitCache(std::string root) : root_(std::move(root)) {}
+  explicit JitCache(std::string root) : root_(std::move(root)), sweepOnce_(std::make_shared<std::once_flag>()) {}
   // $TL_CACHE_DIR, else $XDG_CACHE_HOME/tilelab, else $HOME/.cache/tilelab, else ./.tilelab-cache.
   static std::string defaultRoot();
 
@@ -81,6 +98,8 @@ class JitCache {
 
  private:
   std::string root_;
+  // The first store() also removes dead writers' temporaries from every shard (copies share it).
+  std::shared_ptr<std::once_flag> sweepOnce_;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -4,12 +4,14 @@
 // neither reads nor writes; and the tl-ptx executable itself, without a driver, compiles every
 // kernel, says the GPU step was skipped, writes the PTX and a results JSON per kernel.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "ptx/CudaRuntime.h"
@@ -182,4 +184,50 @@ TEST(TlPtx, RunsWithoutAGpu) {
   EXPECT_NE(log2.find("cache hit"), std::string::npos) << log2;
   std::ifstream resultsFile2(fs::path(dir.path()) / "out/results/vector_add.json");
   EXPECT_TRUE(resultsFromJson(nlohmann::ordered_json::parse(resultsFile2)).compile.cacheHit);
+}
+
+// The executable on a cache whose entry was tampered with (issue 11, item 8): a FIFO manifest
+// once blocked tl-ptx forever and a manifest linked to /dev/zero filled memory until it was
+// killed. Both are misses with the reason, the run goes on, and the next run hits the repaired
+// entry. `timeout` and `ulimit -v` turn a regression into a failure, not a hang.
+TEST(TlPtx, ASpecialFileInTheCacheIsAMissNotAHang) {
+  std::string exe = std::string(TL_BINARY_DIR) + "/stages/ptx/tl-ptx";
+  if (!fs::exists(exe)) GTEST_SKIP() << exe << " is not built";
+  TempDir dir;
+  auto run = [&](int* status) {
+    std::string cmd = "cd " + dir.path() + " && TL_LIBCUDA=/nonexistent/libcuda.so.1 TL_CACHE_DIR=" + dir.path() +
+                      "/cache timeout 120 sh -c 'ulimit -v 4194304; exec " + exe + " " + TL_SOURCE_DIR +
+                      "/kernels/vector_add.tl' > log.txt 2>&1";
+    *status = std::system(cmd.c_str());
+    std::ifstream logFile(fs::path(dir.path()) / "log.txt");
+    return std::string((std::istreambuf_iterator<char>(logFile)), {});
+  };
+  int status = 0;
+  std::string log = run(&status);
+  ASSERT_EQ(WEXITSTATUS(status), 0) << log;
+  fs::path manifest;
+  for (const auto& f : fs::recursive_directory_iterator(fs::path(dir.path()) / "cache"))
+    if (f.path().filename() == "manifest.json") manifest = f.path();
+  ASSERT_FALSE(manifest.empty());
+  struct Case {
+    const char* what;
+    std::function<void()> apply;
+    const char* said;
+  };
+  const std::vector<Case> cases = {
+      {"a FIFO", [&] { mkfifo(manifest.c_str(), 0600); }, "cache miss: manifest.json: it is a FIFO (named pipe), not a regular file"},
+      {"a link to /dev/zero", [&] { fs::create_symlink("/dev/zero", manifest); },
+       "cache miss: manifest.json: it is a symbolic link, not a regular file"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    fs::remove(manifest);
+    c.apply();
+    log = run(&status);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << log;  // 124: it blocked
+    EXPECT_NE(log.find(c.said), std::string::npos) << log;
+    log = run(&status);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << log;
+    EXPECT_NE(log.find("cache hit"), std::string::npos) << log;
+  }
 }

@@ -56,7 +56,10 @@ CacheEntry sampleEntry(const std::string& tag = "A") {
   e.kernelName = "k";
   e.numWarps = 4;
   e.sharedBytes = 512;
-  e.ptx = "// PTX " + tag + "\n.version 8.5\n.target sm_90\n" + std::string(3000, 'p') + tag;
+  // What the cache checks the manifest against: one .entry named like the kernel, and static
+  // shared memory of sharedBytes.
+  e.ptx = "// PTX " + tag + "\n.version 8.5\n.target sm_90\n.visible .entry k(\n)\n{\n" +
+          "\t.shared .align 16 .b8 tl_shared[512];\n" + std::string(3000, 'p') + tag;
   e.cubin = std::string("\x7f" "ELF", 4) + std::string(5000, '\0') + tag;  // binary, with NULs
   e.ptxas.ran = e.ptxas.ok = true;
   e.ptxas.registers = 24;
