@@ -319,17 +319,40 @@ bool increasingUnmasked(const uint64_t* __restrict addr, const uint8_t* __restri
   return bad == 0;
 }
 
+// Whether every row of a 2-D tile (cols >= 2) increases, masked-off elements included, and each
+// row's last unmasked address is below the next such row's first: rows whose masked-off tails
+// overlap the next row (a row stride below the tile's width), as in softmax_rows.tl.
+bool rowsIncreasing(const uint64_t* addr, const uint8_t* mask, int64_t rows, int64_t cols) {
+  uint64_t prevLast = 0;
+  bool any = false;
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint64_t* a = addr + r * cols;
+    const uint8_t* m = mask + r * cols;
+    if (!increasing(a, cols)) return false;
+    int64_t first = 0, last = cols - 1;
+    while (first < cols && !m[first]) ++first;
+    if (first == cols) continue;
+    while (!m[last]) --last;
+    if (any && a[first] <= prevLast) return false;
+    prevLast = a[last];
+    any = true;
+  }
+  return true;
+}
+
 // Cheap proof that a store's unmasked addresses are distinct. With masked-off elements
 // included: they increase in row-major order (contiguous or strided rows, masked-off tails that
 // continue the pattern), or a 2-D tile is affine and one-to-one (a transposed store). Else the
-// unmasked ones alone increase (rows whose masked-off tails overlap the next row). False only
-// means "not proved": the exact check decides.
-bool provablyDistinct(const Tile& p, const uint8_t* mask) {
+// unmasked ones alone increase (rows whose masked-off tails overlap the next row; per row for a
+// 2-D tile). False only means "not proved": the exact check decides.
+[[gnu::noinline]] bool provablyDistinct(const Tile& p, const uint8_t* mask) {
   if (p.n <= 1) return true;
   const uint64_t* addr = p.ptr.data();
   if (increasing(addr, p.n)) return true;
   if (p.rank == 2 && p.rows > 1 && p.cols > 1 && affineDistinct(addr, p.rows, p.cols)) return true;
-  return mask && increasingUnmasked(addr, mask, p.n);
+  if (!mask) return false;
+  if (p.rank == 2 && p.cols > 1) return rowsIncreasing(addr, mask, p.rows, p.cols);
+  return increasingUnmasked(addr, mask, p.n);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,7 +573,7 @@ class Engine {
   // The exact check, for stores whose addresses are not provably distinct: the (address,
   // element) pairs sorted, each address's first writer compared with the others bit for bit.
   // Throws tl-scalar's write-conflict RuntimeError for the pair whose later element comes first.
-  void checkWriteConflicts(const Step& s, const Tile& p, const Tile& value, const uint8_t* mask, uint64_t size) {
+  [[gnu::noinline, gnu::cold]] void checkWriteConflicts(const Step& s, const Tile& p, const Tile& value, const uint8_t* mask, uint64_t size) {
     storeOrder_.clear();
     for (int64_t i = 0; i < p.n; ++i)
       if (!mask || mask[i]) storeOrder_.push_back({p.ptr[i], i});
