@@ -1,9 +1,9 @@
 #include "ir/Diagnostics.h"
 
-#include "ir/FileRead.h"
-
 #include <ostream>
 #include <sstream>
+
+#include "ir/FileRead.h"
 
 namespace tl {
 

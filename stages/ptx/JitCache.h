@@ -30,7 +30,8 @@
 // Stale temporaries: a store removes the temporaries in its shard whose writer is gone (the PID
 // in the name names no process on this host: kill(pid, 0) fails with ESRCH), and any other one
 // older than an hour (another host's, or a PID a new process took over); a JitCache's first
-// store does the same in every shard.
+// store does the same in every shard. (A live writer in another PID namespace under the same
+// host name could lose its temporary: its store then fails, it never leaves a broken entry.)
 #pragma once
 
 #include <nlohmann/json.hpp>
