@@ -271,7 +271,7 @@ PtxFacts ptxFacts(std::string_view ptx) {
       if (l == std::string_view::npos || r == std::string_view::npos) continue;
       std::string_view n = line.substr(l + 1, r - l - 1);
       if (!n.empty() && n.size() <= 12 && n.find_first_not_of("0123456789") == std::string_view::npos)
-        f.staticShared += std::stoll(std::string(n));
+        f.staticShared = std::min<int64_t>(f.staticShared + std::stoll(std::string(n)), int64_t(1) << 50);  // no overflow
     }
   }
   return f;
