@@ -590,10 +590,31 @@ class ScalarInterpreter {
     stats_.elementOps += static_cast<int64_t>(value.elems.size());
   }
 
-  // A write conflict: two elements writing one address with different values. Sorted by
+  // A write conflict: two elements writing one address with different values. Addresses that
+  // increase in row-major or (2-D) column-major order are distinct; otherwise, sorted by
   // address (then element), each address's first writer is compared with the others; the
   // reported pair is the one whose second element comes first in row-major order.
   void checkWriteConflicts(const Op& op, const Tile& value, std::vector<std::pair<uint64_t, int64_t>>& byAddress) {
+    // Addresses that already increase (most stores) are distinct: no sort needed.
+    auto notIncreasing = [](const auto& a, const auto& b) { return a.first >= b.first; };
+    if (std::adjacent_find(byAddress.begin(), byAddress.end(), notIncreasing) == byAddress.end()) return;
+    const Shape& tileShape = value.type.shape;
+    if (tileShape.size() == 2) {  // nor do addresses that increase in column-major order (a transposed store)
+      std::vector<int64_t> slot(value.elems.size(), -1);
+      for (size_t k = 0; k < byAddress.size(); ++k) slot[static_cast<size_t>(byAddress[k].second)] = static_cast<int64_t>(k);
+      bool increasing = true, any = false;
+      uint64_t prev = 0;
+      for (int64_t c = 0; c < tileShape[1] && increasing; ++c)
+        for (int64_t r = 0; r < tileShape[0] && increasing; ++r) {
+          const int64_t k = slot[static_cast<size_t>(r * tileShape[1] + c)];
+          if (k < 0) continue;
+          const uint64_t a = byAddress[static_cast<size_t>(k)].first;
+          increasing = !any || a > prev;
+          prev = a;
+          any = true;
+        }
+      if (increasing) return;
+    }
     std::sort(byAddress.begin(), byAddress.end());
     const bool fl = isFloat(value.type.dtype);
     auto bits = [&](int64_t e) {
