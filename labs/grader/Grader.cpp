@@ -3,9 +3,6 @@
 #include "grader/Grader.h"
 
 #include <algorithm>
-#include <atomic>
-#include <mutex>
-#include <thread>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -53,7 +50,9 @@ std::string readSource(const std::string& path) {
   if (!fs::is_regular_file(path, ec)) throw std::runtime_error(path + ": not a regular file");
   if (fs::file_size(path, ec) > kMaxSourceBytes) throw std::runtime_error(path + ": larger than 1 MiB");
   std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  if (text.find('\0') != std::string::npos) throw std::runtime_error(path + ": a binary file, not a .tl source");
+  return text;
 }
 
 // Parses; drops the @launch keywords the lab does not let the submission choose (noting each).
@@ -104,15 +103,25 @@ struct Built {
   std::unique_ptr<Function> ir;
 };
 
-bool build(const Source& src, const std::vector<LaunchOverride>& overrides, Built& out, std::string& error) {
+bool build(const Source& src, const std::vector<LaunchOverride>& overrides, Built& out, std::string& error,
+           Loc* errorLoc = nullptr) {
   DiagEngine diag(src.file);
   out.launch = evalLaunch(*src.parsed, overrides, diag);
   if (!diag.hasErrors()) out.ir = compileKernel(*src.parsed, specializationFor(*src.parsed, out.launch), diag);
   if (diag.hasErrors() || !out.ir) {
     error = diag.renderAll();
+    if (errorLoc && !diag.diagnostics().empty()) *errorLoc = diag.diagnostics().front().loc;
     return false;
   }
   return true;
+}
+
+// What a student may see of an error at a hidden launch: where, and what kind of error, never the
+// sizes, buffers or values in the message ("load out of bounds", "shared-memory race on ...").
+std::string hiddenError(const Source& src, Loc loc, const std::string& message) {
+  std::string kind = message.substr(0, message.find(':'));
+  return renderDiagnostic(src.file.get(), Severity::Error, loc,
+                          kind + " (at an unseen launch: its sizes are not shown)");
 }
 
 // How a run ended.
@@ -120,7 +129,7 @@ enum class RunStatus { Ok, CompileError, OutOfBounds, Race, RuntimeError };
 
 struct LaunchRun {
   RunStatus status = RunStatus::Ok;
-  std::string error;                    // rendered at its line
+  std::string error;                    // rendered at its line (redacted at a hidden launch)
   std::vector<Memory> steps;            // memory after each step that ran
   std::vector<UnwrittenOutput> unwritten;  // over every step
 };
@@ -138,8 +147,10 @@ LaunchRun runLaunch(const LabSpec& spec, const Source& src, const LabLaunch& lau
   for (size_t s = 0; s < launch.steps.size(); ++s) {
     const LabStep& step = launch.steps[s];
     Built b;
-    if (!build(src, overridesFor(spec, launch, step, seed), b, run.error)) {
+    Loc where;
+    if (!build(src, overridesFor(spec, launch, step, seed), b, run.error, &where)) {
       run.status = RunStatus::CompileError;
+      if (launch.hidden) run.error = hiddenError(src, where, "the kernel does not compile or launch");
       return run;
     }
     try {
@@ -168,7 +179,8 @@ LaunchRun runLaunch(const LabSpec& spec, const Source& src, const LabLaunch& lau
       run.steps.push_back(std::move(mem));
     } catch (const RuntimeError& e) {
       run.status = classify(e);
-      run.error = renderDiagnostic(src.file.get(), Severity::Error, e.loc, e.what());
+      run.error = launch.hidden ? hiddenError(src, e.loc, e.what())
+                                : renderDiagnostic(src.file.get(), Severity::Error, e.loc, e.what());
       return run;
     } catch (const IRError& e) {
       run.status = RunStatus::RuntimeError;
@@ -316,6 +328,19 @@ ReferenceRuns runReference(const LabSpec& spec, uint64_t seed) {
       ref.reports.emplace(l.name, std::move(rep));
     }
   }
+  // Every metric must be readable from the reference's own report: a misspelt path is the lab's
+  // error, not every student's.
+  for (size_t i = 0; i < spec.checks.size(); ++i) {
+    const LabCheck& c = spec.checks[i];
+    if (c.kind != CheckKind::Metric) continue;
+    std::string why;
+    std::optional<double> v = metricValue(c, ref.reports.at(c.launch), why);
+    if (!v) throw SpecError((spec.dir / "lab.json").string() + ": /checks/" + std::to_string(i) + " ('" + c.id +
+                            "'): on the reference solution's own report: " + why);
+    if (c.relativeToReference && *v == 0)
+      throw SpecError((spec.dir / "lab.json").string() + ": /checks/" + std::to_string(i) + " ('" + c.id +
+                      "'): the reference's figure is 0, so nothing can be relative to it");
+  }
   return ref;
 }
 
@@ -339,13 +364,24 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
   auto gate = [&](const char* id, bool pass, std::string detail, std::string hint) {
     g.checks.push_back({id, id, pass, 0, std::move(detail), std::move(hint), std::nullopt});
   };
-  auto failRest = [&](const std::string& why) {
-    for (const LabCheck& c : spec.checks) g.checks.push_back({c.id, checkKindName(c.kind), false, c.points, why, c.hint, {}});
-    if (spec.performance.enabled) g.performance.points = spec.performance.points;
+  auto failRest = [&](const std::string& why) {  // not graded: no hint, it would not be about this
+    for (const LabCheck& c : spec.checks) g.checks.push_back({c.id, checkKindName(c.kind), false, c.points, why, "", {}});
+    if (spec.performance.enabled) {
+      g.performance.points = spec.performance.points;
+      g.performance.detail = why;
+    }
   };
 
   try {
-    std::string text = readSource(path);
+    std::string text;
+    try {
+      text = readSource(path);
+    } catch (const std::runtime_error& e) {
+      gate("compiles", false, e.what(), "Submit the .tl source file itself.");
+      gate("signature", false, "not checked: the file cannot be read", "");
+      failRest("not graded: the file cannot be read");
+      return finish();
+    }
     g.sourceSha256 = sha256Hex(text);
     Source src;
     std::string error;
@@ -436,18 +472,26 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
                    compareAllOutputs(reference.outputs.at(l.name), run.steps.back(), CheckAgainst::Reference,
                                      "reference", spec.tolerance)) {
                 if (co.cmp.pass) continue;
+                if (l.hidden) {
+                  failWith(launchName(l) + ": " + co.output + " differs from the reference's");
+                  continue;
+                }
                 std::string what = !co.cmp.reason.empty() ? co.cmp.reason
                                    : plural(co.cmp.mismatches, "element") + (co.cmp.mismatches == 1 ? " differs" : " differ") + " from the reference's";
-                if (!l.hidden && co.cmp.reason.empty())
-                  what += " (worst at " + formatIndex(co.shape, co.cmp.worstIndex) + ", max abs error " +
-                          fmt(co.cmp.maxAbsErr) + ")";
+                const Buffer* want = reference.outputs.at(l.name).find(co.output);
+                const Buffer* got = run.steps.back().find(co.output);
+                if (co.cmp.reason.empty() && want && got && co.cmp.worstIndex >= 0)
+                  what += " (worst at " + formatIndex(co.shape, co.cmp.worstIndex) + ": got " +
+                          fmt(got->getF(co.cmp.worstIndex)) + ", expected " + fmt(want->getF(co.cmp.worstIndex)) + ")";
                 failWith(launchName(l) + ": " + co.output + ": " + what);
               }
               break;
             }
             case CheckKind::Written:
               if (run.status != RunStatus::Ok) failWith(launchName(l) + " did not run to the end");
-              for (const auto& u : run.unwritten) failWith(launchName(l) + ": " + describeUnwritten(u));
+              for (const auto& u : run.unwritten)
+                failWith(launchName(l) + ": " +
+                         (l.hidden ? "some elements of " + u.output + " were never stored" : describeUnwritten(u)));
               break;
             case CheckKind::InBounds:
               if (run.status == RunStatus::OutOfBounds) failWith(launchName(l) + ":\n" + run.error);
@@ -501,27 +545,6 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
   return finish();
 }
 
-std::vector<GradeResult> gradeClass(const LabSpec& spec, const std::vector<std::string>& files,
-                                    const ReferenceRuns& reference, unsigned jobs,
-                                    const std::function<void(size_t, size_t)>& onDone) {
-  std::vector<GradeResult> results(files.size());
-  std::atomic<size_t> next{0};
-  size_t done = 0;
-  std::mutex mu;
-  auto worker = [&] {
-    for (size_t i; (i = next++) < files.size();) {
-      results[i] = gradeSubmission(spec, files[i], reference);
-      std::lock_guard<std::mutex> lock(mu);
-      ++done;
-      if (onDone) onDone(done, files.size());
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::max(1u, std::min<unsigned>(jobs, unsigned(files.size()))); ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  return results;
-}
-
 nlohmann::ordered_json toJson(const GradeResult& r) {
   nlohmann::ordered_json j;
   j["submission"] = r.submission;
@@ -549,8 +572,29 @@ nlohmann::ordered_json toJson(const GradeResult& r) {
   return j;
 }
 
-static std::string xmlEscape(const std::string& s) {
+// `s` with every byte that is not part of a well-formed UTF-8 sequence replaced by '?' (a
+// submission's bytes echoed in an error must not make the XML unreadable).
+static std::string validUtf8(const std::string& s) {
   std::string o;
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (!ok) {
+      o += '?';
+      ++i;
+      continue;
+    }
+    o.append(s, i, n);
+    i += n;
+  }
+  return o;
+}
+
+static std::string xmlEscape(const std::string& raw) {
+  std::string o;
+  const std::string s = validUtf8(raw);
   for (char c : s) {
     switch (c) {
       case '&': o += "&amp;"; break;

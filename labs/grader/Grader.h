@@ -75,11 +75,35 @@ ReferenceRuns runReference(const LabSpec& spec, uint64_t seed);
 // reported in GradeResult::infrastructureError.
 GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const ReferenceRuns& reference);
 
-// Grades every file with `jobs` threads sharing one reference; `onDone(done, total)` is called
-// (under a lock) after each submission, e.g. for a progress bar. Results are in `files`' order.
+// How long and how large one grading may get. Each submission is graded in a child process
+// (labs/grader/Pool.cpp) that is killed at the time limit and cannot allocate past the memory
+// limit, so a kernel that loops for ever, or a crash, costs one submission, never the class.
+struct GradeLimits {
+  double seconds = 60;                      // wall time per submission; 0: none
+  uint64_t memoryBytes = uint64_t(8) << 30;  // address space per submission; 0: none
+};
+
+// Grades every file, `jobs` at a time, each in its own child process sharing one reference;
+// `onDone(done, total)` is called after each submission (e.g. for a progress bar). Results are
+// in `files`' order. The calling process must not be running other threads (it forks).
 std::vector<GradeResult> gradeClass(const LabSpec& spec, const std::vector<std::string>& files,
-                                    const ReferenceRuns& reference, unsigned jobs,
+                                    const ReferenceRuns& reference, unsigned jobs, const GradeLimits& limits = {},
                                     const std::function<void(size_t done, size_t total)>& onDone = {});
+
+// Every file of a lab graded as CI grades it: the solution passes every check, the starter fails
+// at least one (and those its first line names), each wrong/*.tl fails the checks its first line
+// names (`# expect-fail: id[, id...]`). One line per file; `ok` is false when any expectation fails.
+struct LabFileVerdict {
+  std::string file;
+  bool ok = false;
+  std::string line;  // "ok   wrong/floor_grid.tl fails written", or what went wrong
+};
+std::vector<LabFileVerdict> checkLab(const LabSpec& spec, const ReferenceRuns& reference);
+// The ids a kernel's first line names after "# expect-fail:".
+std::vector<std::string> expectedFailures(const std::string& path);
+
+// The whole result back from toJson (the child processes hand their results over as JSON).
+GradeResult resultFromJson(const nlohmann::json& j);
 
 // The whole result as JSON (tl-grade --json), and as a JUnit XML test suite (--junit).
 nlohmann::ordered_json toJson(const GradeResult& r);

@@ -1,6 +1,7 @@
 // lab.json -> LabSpec, validating every field (LabSpec.h; the format is docs/labs.md).
 #include "grader/LabSpec.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -253,11 +254,27 @@ LabSpec loadLabSpec(const fs::path& labDir) {
       if (c.contains("min")) lc.min = r.num(c["min"], p + "/min");
       if (c.contains("max")) lc.max = r.num(c["max"], p + "/max");
       if (!lc.min && !lc.max) r.fail(p, "a metric check needs \"min\" or \"max\"");
+      if (lc.min && lc.max && *lc.min > *lc.max) r.fail(p, "\"min\" is above \"max\": nothing can pass");
     } else {
       for (const char* k : {"launch", "value", "where", "field", "aggregate", "divide_by", "relative_to_reference", "min", "max"})
         if (c.contains(k)) r.fail(p + "/" + k, std::string("only metric checks take \"") + k + "\"");
     }
     spec.checks.push_back(std::move(lc));
+  }
+
+  // A simulated launch is graded on figures: its outputs must be checked too, or a kernel that
+  // skips the work at exactly that size would earn them.
+  for (size_t i = 0; i < spec.launches.size(); ++i) {
+    const LabLaunch& l = spec.launches[i];
+    if (!l.simulate) continue;
+    bool checked = false;
+    for (const LabCheck& c : spec.checks)
+      checked = checked || (c.kind == CheckKind::Correct &&
+                            (c.launches.empty() || std::find(c.launches.begin(), c.launches.end(), l.name) != c.launches.end()));
+    if (!checked)
+      r.fail("/launches/" + std::to_string(i), "launch '" + l.name +
+                                                   "' is simulated but no \"correct\" check covers it: a kernel that "
+                                                   "skips work at that size would earn its figures");
   }
 
   if (j.contains("performance")) {
