@@ -65,6 +65,15 @@ void addStageOptions(CLI::App& app, StageOptions& o, StageFeatures f) {
   app.add_flag("-q,--quiet", o.quiet, "Print less: each kernel's name, its result lines (PASS/FAIL, warnings) and errors");
 }
 
+int parseCommandLine(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  return -1;
+}
+
 std::vector<LaunchOverride> overridesFrom(const StageOptions& opts) {
   std::vector<LaunchOverride> out;
   for (const auto& s : opts.sets) {

@@ -53,6 +53,11 @@ struct StageFeatures {
   bool printIR = true;     // --print-ir
 };
 
+// Parses the command line. A usage error (an unknown option, a missing value, a value out of
+// range) prints CLI11's message and returns 1, the exit status of every bad input; --help and
+// --version return 0; -1 means go on:  if (int rc = parseCommandLine(app, argc, argv); rc >= 0) return rc;
+int parseCommandLine(CLI::App& app, int argc, char** argv);
+
 // Registers the options every stage has (and --version).
 void addStageOptions(CLI::App& app, StageOptions& opts, StageFeatures features = {});
 

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   bool printAfterAll = false, noRun = false;
   app.add_flag("--print-after-all", printAfterAll, "Print the block IR after every pass");
   app.add_flag("--no-run", noRun, "Only compile (with --print-ir / --print-after-all)");
-  CLI11_PARSE(app, argc, argv);
+  if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
 
   return tl::runStage("tl-block", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
     // The reference runs the IR exactly as the front end produced it, before any pass.

@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
   app.add_flag("--keep-layouts", keepLayouts,
                "Keep the layouts the source implies: no automatic convert_layout through shared memory");
   app.add_flag("--no-line-info", noLineInfo, "Leave the source lines out of the LLVM IR (!dbg) and the PTX (.loc/.file)");
-  CLI11_PARSE(app, argc, argv);
+  if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
   o.runsGiven = runsOpt->count() > 0;
 
   tl::JitCache cache(tl::JitCache::defaultRoot());

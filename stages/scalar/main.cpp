@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   CLI::App app{"tl-scalar: run .tl kernels on the scalar CPU reference (the ground truth)"};
   tl::StageOptions opts;
   tl::addStageOptions(app, opts, {.outputs = true, .stageCheck = false});
-  CLI11_PARSE(app, argc, argv);
+  if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
 
   return tl::runStage("tl-scalar", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
     if (opts.printIR) out << tl::printFunction(*k.ir);

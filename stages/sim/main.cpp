@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
                  "the measured time, registers and blocks/SM go beside the prediction")
       ->check(CLI::ExistingPath)
       ->type_name("PATH");
-  CLI11_PARSE(app, argc, argv);
+  if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
   const bool measuredDir = !measuredPath.empty() && std::filesystem::is_directory(measuredPath);
   nlohmann::json measured;  // --measured FILE: read once, before any kernel runs
   if (!measuredPath.empty() && !measuredDir && !readResults(measuredPath, measured)) return 1;

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-run", noRun, "Only compile (with the print options)");
   app.add_flag("--race-check,!--no-race-check", raceCheck,
                "Check shared memory for races during the run (default: on; --no-race-check is faster)");
-  CLI11_PARSE(app, argc, argv);
+  if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
   // --print-ir is the stage's whole story: the layout snapshot, then the thread IR.
   if (opts.printIR) printLayouts = printThread = true;
 
