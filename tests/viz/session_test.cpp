@@ -225,6 +225,31 @@ TEST(Session, OverridesAndNumWarpsApply) {
   EXPECT_FALSE(d->measured.has_value());  // measured at other sizes: not this launch
 }
 
+// --keep-layouts reaches the layouts stage and the simulation: the naive transpose keeps its
+// strided store (no convert_layout), which the compiler otherwise converts.
+TEST(Session, KeepLayoutsReachesEveryStage) {
+  SessionInputs in = softmaxInputs();
+  in.path = std::string(TL_SOURCE_DIR) + "/kernels/transpose.tl";
+  in.predictTimings = false;
+  auto storeSectorsPerIdeal = [](const SessionData& d) {
+    double worst = 0;
+    for (const auto& i : d.report["memory"]["instructions"])
+      if (i["space"] == "global" && i["store"].get<bool>())
+        worst = std::max(worst, i["counters"]["sectors_per_ideal"].get<double>());
+    return worst;
+  };
+  auto converted = runSession(in);
+  ASSERT_TRUE(converted->errors.empty()) << errorsOf(*converted);
+  in.keepLayouts = true;
+  auto kept = runSession(in);
+  ASSERT_TRUE(kept->errors.empty()) << errorsOf(*kept);
+  EXPECT_NE(converted->stages[2].text.find("convert_layout"), std::string::npos);
+  EXPECT_EQ(kept->stages[2].text.find("convert_layout"), std::string::npos);
+  EXPECT_LT(storeSectorsPerIdeal(*converted), 1.5);
+  EXPECT_GT(storeSectorsPerIdeal(*kept), 2.0);
+  EXPECT_EQ(kept->report["compile"]["keep_layouts"], true);
+}
+
 // --grid and --input as the stage tools apply them (runtime/Driver's overridesFrom).
 TEST(Session, GridAndInputOverrides) {
   SessionInputs in = softmaxInputs();

@@ -40,7 +40,11 @@ std::string setName(const std::string& set) { return set.substr(0, set.find('=')
 }  // namespace
 
 KernelControls::KernelControls(const AppOptions& options)
-    : options_(options), numWarps_(options.numWarps), gpu_(options.gpu), predictTimings_(options.predictTimings) {
+    : options_(options),
+      numWarps_(options.numWarps),
+      keepLayouts_(options.keepLayouts),
+      gpu_(options.gpu),
+      predictTimings_(options.predictTimings) {
   std::ifstream in(options.kernelPath, std::ios::binary);
   if (in) {
     std::stringstream ss;
@@ -68,6 +72,7 @@ SessionInputs KernelControls::inputs() const {
   in.inputs = options_.inputs;
   in.grid = options_.grid;
   in.numWarps = numWarps_;
+  in.keepLayouts = keepLayouts_;
   in.gpu = gpu_;
   in.measuredDir = options_.measuredDir;
   // --block N: keep that block's accesses (the simulator keeps the first few by default).
@@ -242,6 +247,10 @@ bool KernelControls::draw(const SessionData& data, const Progress& progress, UiS
                         data.gpu.name.empty() ? "" : ("\n" + data.gpu.name).c_str());
     ImGui::EndTable();
   }
+  if (ImGui::Checkbox("keep the source's layouts", &keepLayouts_)) submit = true;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("--keep-layouts: no automatic convert_layout through shared memory; data moves between "
+                      "threads only at trans and reductions");
   if (ImGui::Checkbox("predict the measured shapes", &predictTimings_)) submit = true;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("simulate every size measured in compare.json (sampled) for the GPU timings panel");

@@ -39,6 +39,7 @@ class KernelControls {
   std::map<std::string, std::string> fields_;    // the text of each size field
   std::map<std::string, std::string> edits_;     // fields the user changed: name -> expression
   int numWarps_ = 0;                             // 0: the launch's
+  bool keepLayouts_ = false;                     // --keep-layouts
   std::string gpu_;
   std::vector<std::string> gpus_;                // listGpus()
   bool predictTimings_ = true;

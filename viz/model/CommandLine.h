@@ -31,6 +31,7 @@ struct VizOptions {
   std::vector<std::string> inputs; // --input PARAM=FILE.npy
   std::string grid;                // --grid EXPR
   int numWarps = 0;                // --num-warps (0: the launch's)
+  bool keepLayouts = false;        // --keep-layouts: no automatic convert_layout (as tl-thread)
   std::string gpu = "h200";        // --gpu
   std::string measuredDir;         // --measured DIR ("": bench/results/gpu next to kernels/)
   bool predictTimings = true;      // --no-timings turns it off

@@ -313,7 +313,11 @@ class Pipeline {
 
     step(0.08f, "layouts and thread IR");
     ThreadCompilation tc;
-    if (!guarded(file_.get(), data_->errors, "thread pipeline", [&] { tc = compileToThreadIR(*blockIR_, data_->launch); })) {
+    if (!guarded(file_.get(), data_->errors, "thread pipeline", [&] {
+          ThreadCompileOptions to;
+          to.keepLayouts = in_.keepLayouts;
+          tc = compileToThreadIR(*blockIR_, data_->launch, to);
+        })) {
       data_->stages[1] = stageText("block IR", printFunction(*blockIR_), LinkFormat::IR);
       return false;
     }
@@ -392,6 +396,7 @@ class Pipeline {
     o.gpu = in_.gpu;
     o.sampleBlocks = in_.sampleBlocks;
     o.keepDetail = true;
+    o.keepLayouts = in_.keepLayouts;
     if (in_.detailBlocks > 0) o.detailBlocks = std::max(o.detailBlocks, std::min(in_.detailBlocks, kMaxDetailBlocks));
     o.registers = registerSource();
     if (data_->measured) o.measured = &data_->measured->raw;
@@ -493,6 +498,7 @@ class Pipeline {
     o.unfused = false;
     o.timelineBlocks = 0;
     o.measured = doc;  // its registers (the driver's count) for the occupancy
+    o.keepLayouts = in_.keepLayouts;
     try {
       SimReport r = simulateKernel(*fn, launch, o);
       row.predictedMs = r.json["timing"]["time_us"].get<double>() / 1000.0;

@@ -54,6 +54,7 @@ struct SessionInputs {
   std::vector<std::string> inputs;          // "x_ptr=x.npy": as tl-* --input PARAM=FILE.npy
   std::string grid;                         // as tl-* --grid EXPR ("": the launch's)
   int numWarps = 0;                         // 0: the launch's
+  bool keepLayouts = false;                 // as tl-thread --keep-layouts
   std::string gpu = "h200";                 // sim/gpus/<key>.json
   std::string measuredDir;                  // --measured DIR (tl-ptx results files); "": bench/results/gpu next to kernels/
   int64_t sampleBlocks = 0;                 // tl-sim --sample-blocks (0: its default budget)
