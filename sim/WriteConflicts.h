@@ -12,13 +12,13 @@
 // Stores of different instances (a loop's iterations, two store ops) to one address are
 // program order, not a conflict; stores of different blocks are not looked at here (issue 12).
 //
-// How: a hash map from (address, instruction, instance) to the first writer (thread, register,
-// bytes), cleared at every block. O(1) expected work per stored element.
+// How: a hash table from (address, instruction, instance) to the first writer (thread, register,
+// bytes), cleared at every block. O(1) expected work per stored element, no allocation once the
+// table has grown to a block's stores.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace tl::sim {
@@ -43,22 +43,24 @@ class WriteConflictDetector {
   bool onWrite(uint64_t addr, int32_t instr, uint32_t instance, int thread, int reg, uint64_t bits, WriteConflict& out);
 
  private:
-  struct Key {
-    uint64_t addr;
-    int32_t instr;
-    uint32_t instance;
-    bool operator==(const Key&) const = default;
+  // An open-addressing table (linear probing, power-of-two size); an entry belongs to the
+  // current block when its gen is gen_, so a new block clears it in O(1).
+  struct Entry {
+    uint64_t addr = 0;
+    int32_t instr = 0;
+    uint32_t instance = 0;
+    uint32_t gen = 0;
+    int32_t thread = 0, reg = 0;
+    uint64_t bits = 0;
   };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return static_cast<size_t>(k.addr * 0x9E3779B97F4A7C15ull ^ (uint64_t(uint32_t(k.instr)) << 32 | k.instance));
-    }
-  };
-  struct Writer {
-    int thread, reg;
-    uint64_t bits;
-  };
-  std::unordered_map<Key, Writer, KeyHash> writers_;
+  static size_t hash(uint64_t addr, int32_t instr, uint32_t instance) {
+    uint64_t h = (addr >> 2) ^ (uint64_t(uint32_t(instr)) << 40) ^ (uint64_t(instance) << 20);
+    return static_cast<size_t>((h * 0x9E3779B97F4A7C15ull) >> 20);
+  }
+  void grow();
+  std::vector<Entry> table_ = std::vector<Entry>(4096);
+  size_t live_ = 0;   // entries of the current block
+  uint32_t gen_ = 1;  // the current block's generation (entries start at 0: empty)
   std::vector<uint32_t> counts_;  // [warp * numInstrs + instr]: executions so far in this block
   size_t numInstrs_ = 0;
 };
