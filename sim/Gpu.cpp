@@ -10,6 +10,8 @@
 // and one in Gpu.h.
 #include "sim/Gpu.h"
 
+#include "ir/FileRead.h"
+
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -270,11 +272,13 @@ GpuSpec parseGpuJson(const std::string& text, const std::string& fileName, const
 }
 
 GpuSpec loadGpuFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open GPU description");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  GpuSpec spec = parseGpuJson(ss.str(), path, fs::path(path).stem().string());
+  std::string text;
+  try {
+    text = readFileBounded(path, FileKind::Json);
+  } catch (const FileReadError& e) {
+    throw std::runtime_error(path + ": cannot read the GPU description: " + e.reason);
+  }
+  GpuSpec spec = parseGpuJson(text, path, fs::path(path).stem().string());
   spec.file = path;
   return spec;
 }

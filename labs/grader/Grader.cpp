@@ -12,6 +12,7 @@
 #include "block/BlockInterpreter.h"
 #include "frontend/AST.h"
 #include "frontend/Frontend.h"
+#include "ir/FileRead.h"
 #include "ir/Pass.h"
 #include "runtime/Checks.h"
 #include "runtime/Driver.h"  // plural
@@ -36,9 +37,6 @@ bool GradeResult::allPass() const {
 
 namespace {
 
-// The largest submission read (a .tl kernel is a few KB).
-constexpr uintmax_t kMaxSourceBytes = 1 << 20;
-
 // A source file parsed once, with its @launch restricted to what the lab lets it choose.
 struct Source {
   std::shared_ptr<SourceFile> file;
@@ -46,11 +44,12 @@ struct Source {
 };
 
 std::string readSource(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw std::runtime_error(path + ": not a regular file");
-  if (fs::file_size(path, ec) > kMaxSourceBytes) throw std::runtime_error(path + ": larger than 1 MiB");
-  std::ifstream in(path, std::ios::binary);
-  std::string text(std::istreambuf_iterator<char>(in), {});
+  std::string text;
+  try {
+    text = readFileBounded(path, FileKind::KernelSource);
+  } catch (const FileReadError& e) {
+    throw std::runtime_error(path + ": " + e.reason);
+  }
   if (text.find('\0') != std::string::npos) throw std::runtime_error(path + ": a binary file, not a .tl source");
   return text;
 }

@@ -1,6 +1,8 @@
 // lab.json -> LabSpec, validating every field (LabSpec.h; the format is docs/labs.md).
 #include "grader/LabSpec.h"
 
+#include "ir/FileRead.h"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -126,10 +128,13 @@ LabSpec loadLabSpec(const fs::path& labDir) {
   const fs::path file = spec.dir / "lab.json";
   const std::string fileName = (labDir / "lab.json").string();
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) throw SpecError(fileName + ": not found (a lab folder holds lab.json)");
-  if (fs::file_size(file, ec) > (1u << 20)) throw SpecError(fileName + ": larger than 1 MiB");
-  std::ifstream in(file);
-  ojson j = ojson::parse(in, nullptr, /*allow_exceptions=*/false);
+  ReadFailure failure;
+  std::optional<std::string> text = tryReadFileBounded(file.string(), FileKind::Json, &failure);
+  if (!text)
+    throw SpecError(fileName + ": " + (failure.cause == ReadFailure::CannotOpen && failure.error == ENOENT
+                                           ? std::string("not found (a lab folder holds lab.json)")
+                                           : failure.reason));
+  ojson j = ojson::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw SpecError(fileName + ": not valid JSON");
   Reader r(fileName);
   r.onlyKeys(j, "", {"schema", "title", "kernel", "reference", "starter", "compile", "problem", "submission_chooses",

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "ir/FileRead.h"
 #include "runtime/Hash.h"
 
 namespace tl {
@@ -22,7 +23,8 @@ static const CLI::Validator kParamEqualsExistingFile(
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) return "expects PARAM=FILE, got '" + v + "'";
       std::error_code ec;
       std::string file = v.substr(eq + 1);
-      if (!fs::is_regular_file(file, ec)) return "no such file: " + file;
+      if (!fs::exists(file, ec)) return "no such file: " + file;
+      if (!fs::is_regular_file(file, ec)) return file + " is not a regular file";
       return "";
     },
     "PARAM=FILE");
@@ -114,6 +116,9 @@ std::unique_ptr<CompiledKernel> compileKernelFile(const std::string& path,
   std::shared_ptr<SourceFile> file;
   try {
     file = SourceFile::load(path);
+  } catch (const FileReadError& e) {  // its what() names the path again
+    err << path << ": error: " << e.reason << "\n";
+    return nullptr;
   } catch (const std::exception& e) {
     err << path << ": error: " << e.what() << "\n";
     return nullptr;

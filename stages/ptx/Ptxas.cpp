@@ -9,6 +9,8 @@
 // largest of each is kept).
 #include "ptx/Ptxas.h"
 
+#include "ir/FileRead.h"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -65,10 +67,8 @@ class TempFile {
     return true;
   }
   std::string read() const {
-    std::ifstream in(path_, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    // ptxas' own output, bounded like a cache payload; unreadable reads as empty (ptxas failed).
+    return tryReadFileBounded(path_, FileKind::CachePayload, nullptr).value_or("");
   }
 
  private:

@@ -9,6 +9,8 @@
 // prints and what the report file holds can never disagree.
 #include "sim/SimReport.h"
 
+#include "ir/FileRead.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -451,10 +453,8 @@ Json sourceJson(const SimOptions& o, std::string* sha) {
   std::string text = o.sourceText;
   bool known = !text.empty();
   if (!known && !o.sourcePath.empty()) {
-    std::ifstream in(o.sourcePath, std::ios::binary);
-    std::ostringstream ss;
-    if (in && (ss << in.rdbuf())) {
-      text = ss.str();
+    if (std::optional<std::string> t = tryReadFileBounded(o.sourcePath, FileKind::KernelSource, nullptr)) {
+      text = std::move(*t);
       known = true;
     }
   }

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/Driver.h"
+#include "ir/FileRead.h"
 #include "sim/Gpu.h"
 #include "sim/SimReport.h"
 #if TL_SIM_HAVE_PTX
@@ -59,9 +60,14 @@ bool writeFile(const std::string& path, const std::string& text, std::ostream& o
 
 // Reads a tl-ptx results file into `out`; on failure says why and returns false.
 bool readResults(const std::string& path, nlohmann::json& out) {
-  std::ifstream in(path);
-  out = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!in.is_open() || out.is_discarded() || !out.is_object() || !out.contains("gpu")) {
+  tl::ReadFailure failure;
+  std::optional<std::string> text = tl::tryReadFileBounded(path, tl::FileKind::Results, &failure);
+  if (!text) {
+    std::cerr << "tl-sim: error: --measured " << path << ": " << failure.reason << "\n";
+    return false;
+  }
+  out = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (out.is_discarded() || !out.is_object() || !out.contains("gpu")) {
     std::cerr << "tl-sim: error: --measured " << path << " is not a tl-ptx results file (a JSON object with \"gpu\")\n";
     return false;
   }

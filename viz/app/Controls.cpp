@@ -1,6 +1,8 @@
 // The "Kernel" control window (see Controls.h).
 #include "viz/app/Controls.h"
 
+#include "ir/FileRead.h"
+
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -45,13 +47,10 @@ KernelControls::KernelControls(const AppOptions& options)
       keepLayouts_(options.keepLayouts),
       gpu_(options.gpu),
       predictTimings_(options.predictTimings) {
-  std::ifstream in(options.kernelPath, std::ios::binary);
-  if (in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    source_ = ss.str();
-  } else {
-    loadError_ = "cannot open " + options.kernelPath;
+  try {  // bounded, regular files only: tl-viz /dev/zero is an error, not an abort
+    source_ = readFileBounded(options.kernelPath, FileKind::KernelSource);
+  } catch (const FileReadError& e) {
+    loadError_ = e.what();
   }
   try {
     gpus_ = listGpus();

@@ -4,6 +4,8 @@
 // throws out of this file.
 #include "viz/model/Measured.h"
 
+#include "ir/FileRead.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -51,14 +53,13 @@ std::string scalarText(const Json& v) {
 
 // Reads and parses a JSON file; on failure returns false with the reason.
 bool readJson(const fs::path& path, Json& out, std::string& why) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    why = "cannot be opened";
+  ReadFailure failure;
+  std::optional<std::string> text = tryReadFileBounded(path.string(), FileKind::Results, &failure);
+  if (!text) {
+    why = failure.reason;
     return false;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  out = Json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  out = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (out.is_discarded()) {
     why = "not valid JSON";
     return false;
