@@ -790,23 +790,9 @@ class Executor {
     endRecords(rec);
   }
 
-  // "write conflict: thread 0 (warp 0, lane 0) register 1 and thread 33 (warp 1, lane 1)
-  // register 0 of this store both write address 0x... (out_ptr[0, 0]) with different values".
   [[noreturn]] void writeConflictError(const COp& op, const MemOperands& m, uint64_t addr, const sim::WriteConflict& c) {
-    auto show = [&](uint64_t bits) {
-      const Slot v = sim::loadElement(reinterpret_cast<const uint8_t*>(&bits), m.dtype);
-      char buf[40];
-      if (isFloat(m.dtype)) std::snprintf(buf, sizeof buf, "%.9g", double(sim::asF(v)));
-      else std::snprintf(buf, sizeof buf, "%" PRId64, sim::asI(v));
-      return std::string(buf);
-    };
-    const Buffer* b = mem_.resolve(addr, m.elemBytes);  // checked before
-    fail(op, "write conflict: " + threadStr(c.firstThread) + " register " + std::to_string(c.firstReg) + " and " +
-                 threadStr(c.thread) + " register " + std::to_string(c.reg) + " of this store both write address " +
-                 hex(addr) + " (" + b->name + formatIndex(b->shape, static_cast<int64_t>((addr - b->base) / m.elemBytes)) +
-                 ") with different values (" + show(c.firstBits) + " and " + show(c.bits) +
-                 "); which one lands is undefined (on a GPU, whichever lane wins) in " + blockStr() +
-                 ", instruction " + std::to_string(op.instr));
+    fail(op, sim::describeWriteConflict(c, addr, m.dtype, mem_) + " in " + blockStr() + ", instruction " +
+                 std::to_string(op.instr));
   }
 
   void execLdShared(Warp& w, const COp& op, uint32_t mask) {

@@ -2,10 +2,48 @@
 #include "sim/WriteConflicts.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "sim/ElementOps.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "sim/ElementOps.h"
 
 namespace tl::sim {
+
+namespace {
+
+std::string threadName(int thread) {
+  return "thread " + std::to_string(thread) + " (warp " + std::to_string(thread / 32) + ", lane " +
+         std::to_string(thread % 32) + ")";
+}
+
+}  // namespace
+
+std::string describeWriteConflict(const WriteConflict& c, uint64_t addr, DType dtype, const Memory& memory) {
+  auto show = [&](uint64_t bits) {
+    const Slot v = loadElement(reinterpret_cast<const uint8_t*>(&bits), dtype);
+    char buf[40];
+    if (isFloat(dtype)) std::snprintf(buf, sizeof buf, "%.9g", double(asF(v)));
+    else std::snprintf(buf, sizeof buf, "%" PRId64, asI(v));
+    return std::string(buf);
+  };
+  char at[32];
+  std::snprintf(at, sizeof at, "0x%" PRIx64, addr);
+  const uint64_t size = static_cast<uint64_t>(dtypeBytes(dtype));
+  std::string where = at;
+  for (const Buffer& b : memory.buffers())  // the executor checked the address: it is in one
+    if (addr >= b.base && addr - b.base < b.bytes.size())
+      where += " (" + b.name + formatIndex(b.shape, static_cast<int64_t>((addr - b.base) / size)) + ")";
+  return "write conflict: " + threadName(c.firstThread) + " register " + std::to_string(c.firstReg) + " and " +
+         threadName(c.thread) + " register " + std::to_string(c.reg) + " of this store both write address " + where +
+         " with different values (" + show(c.firstBits) + " and " + show(c.bits) +
+         "); which one lands is undefined (on a GPU, whichever lane wins)";
+}
 
 void WriteConflictDetector::beginBlock(int numWarps, size_t numInstrs) {
   if (++gen_ == 0) {  // wrapped: clear for real once every 2^32 blocks

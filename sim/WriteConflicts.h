@@ -19,7 +19,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "ir/Type.h"
+#include "runtime/Memory.h"
 
 namespace tl::sim {
 
@@ -30,6 +34,11 @@ struct WriteConflict {
   int thread = 0, reg = 0;
   uint64_t firstBits = 0, bits = 0;  // the stored bytes, little-endian in the low bits
 };
+
+// "write conflict: thread 0 (warp 0, lane 0) register 0 and thread 32 (warp 1, lane 0) register 0
+// of this store both write address 0x10001800 (out_ptr[0]) with different values (0 and 64);
+// which one lands is undefined (on a GPU, whichever lane wins)" (the caller adds where).
+std::string describeWriteConflict(const WriteConflict& c, uint64_t addr, DType dtype, const Memory& memory);
 
 class WriteConflictDetector {
  public:
