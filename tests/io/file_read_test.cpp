@@ -255,12 +255,12 @@ TEST(BoundedRead, StageToolsRefuseDevicesAndFifos) {
   int status = 0;
   std::string log = run("/dev/zero", &status);
   EXPECT_EQ(WEXITSTATUS(status), 1) << log;
-  EXPECT_NE(log.find("/dev/zero: error: cannot read '/dev/zero': it is a character device, not a regular file"),
+  EXPECT_NE(log.find("/dev/zero: error: it is a character device, not a regular file"),
             std::string::npos)
       << log;
   log = run("fifo.tl", &status);
   EXPECT_EQ(WEXITSTATUS(status), 1) << log;  // 124 when it blocks
-  EXPECT_NE(log.find("fifo.tl: error: cannot read 'fifo.tl': it is a FIFO (named pipe), not a regular file"),
+  EXPECT_NE(log.find("fifo.tl: error: it is a FIFO (named pipe), not a regular file"),
             std::string::npos)
       << log;
   // A launch buffer read from a file (@launch or --set x_ptr=file(...)).

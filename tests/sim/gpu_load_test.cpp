@@ -173,7 +173,7 @@ TEST(GpuLoad, KeysCannotEscapeTheFolder) {
   e = errorOf([] { loadGpu("b200"); });
   EXPECT_NE(e.find("no sim/gpus/b200.json (known: a100, h100, h200"), std::string::npos) << e;
   e = errorOf([] { loadGpuFile("/nonexistent/h100.json"); });
-  EXPECT_EQ(e, "/nonexistent/h100.json: cannot open GPU description");
+  EXPECT_EQ(e, "/nonexistent/h100.json: cannot read the GPU description: No such file or directory");
 }
 
 TEST(GpuLoad, EnvironmentFolderIsSearchedFirst) {
