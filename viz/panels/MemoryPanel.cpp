@@ -381,16 +381,21 @@ void drawInstrTable(const SessionData& data, UiState& ui, float height) {
     ImGui::TextDisabled("the report has no memory instructions");
     return;
   }
-  const char* heads[] = {"line:col", "op", "space", "B/lane", "requests", "sectors", "sect/req", "eff %", "wavefronts/ideal"};
+  // The columns of tl-sim's summary (stages/sim/SimSummary.cpp): sect/ideal is what the labs grade.
+  const char* heads[] = {"line:col", "op",        "space", "B/lane", "requests", "sectors", "ideal",
+                         "sect/ideal", "sect/req", "eff %", "wavefronts/ideal"};
   const char* tips[] = {"source location of the instruction", "thread-IR op", "global or shared", "bytes per lane (element x vec)",
-                        "warp-level requests, whole grid", "32-byte sectors fetched", "sectors / requests",
+                        "warp-level requests, whole grid", "32-byte sectors fetched",
+                        "the fewest sectors the same bytes need (perfectly coalesced)",
+                        "sectors / ideal sectors: 1.00 is perfectly coalesced", "sectors / requests",
                         "bytes requested / bytes fetched", "shared: wavefronts / ideal wavefronts"};
+  constexpr int kColumns = 11;
   ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("##instrs", 9, flags, ImVec2(0, height))) return;
+  if (!ImGui::BeginTable("##instrs", kColumns, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* h : heads) ImGui::TableSetupColumn(h);
   ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-  for (int i = 0; i < 9; ++i) {
+  for (int i = 0; i < kColumns; ++i) {
     ImGui::TableSetColumnIndex(i);
     ImGui::TableHeader(heads[i]);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tips[i]);
@@ -420,11 +425,15 @@ void drawInstrTable(const SessionData& data, UiState& ui, float height) {
     ImGui::TableSetColumnIndex(5);
     ImGui::TextUnformatted(shared ? "-" : formatNumber(jsonNumber(k, "sectors")).c_str());
     ImGui::TableSetColumnIndex(6);
-    ImGui::TextUnformatted(shared ? "-" : formatNumber(jsonNumber(k, "sectors_per_request"), 2).c_str());
+    ImGui::TextUnformatted(shared ? "-" : formatNumber(jsonNumber(k, "ideal_sectors")).c_str());
     ImGui::TableSetColumnIndex(7);
+    ImGui::TextUnformatted(shared ? "-" : formatNumber(jsonNumber(k, "sectors_per_ideal"), 2).c_str());
+    ImGui::TableSetColumnIndex(8);
+    ImGui::TextUnformatted(shared ? "-" : formatNumber(jsonNumber(k, "sectors_per_request"), 2).c_str());
+    ImGui::TableSetColumnIndex(9);
     double eff = jsonNumber(k, "efficiency");
     ImGui::TextUnformatted(shared || std::isnan(eff) ? "-" : formatNumber(100 * eff, 1).c_str());
-    ImGui::TableSetColumnIndex(8);
+    ImGui::TableSetColumnIndex(10);
     ImGui::TextUnformatted(shared ? (formatNumber(jsonNumber(k, "wavefronts")) + " / " + formatNumber(jsonNumber(k, "ideal_wavefronts"))).c_str() : "-");
   }
   ImGui::EndTable();
