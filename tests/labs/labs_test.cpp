@@ -223,6 +223,14 @@ TEST(Grader, GatesAntiGamingAndMetrics) {
   EXPECT_FALSE(find(g, "compiles")->pass);
   EXPECT_NE(find(g, "compiles")->detail.find("err.tl:6:"), std::string::npos) << find(g, "compiles")->detail;
 
+  // Two kernels in one file: the first is graded, and the report says so.
+  lab.write("two.tl", std::string(kScale) + "\n@jit\ndef other(x_ptr, out_ptr, N, BLOCK: constexpr):\n"
+                                            "    store(out_ptr + arange(0, BLOCK), load(x_ptr + arange(0, BLOCK)))\n");
+  GradeResult two = gradeSubmission(spec, (lab.dir / "two.tl").string(), ref);
+  EXPECT_TRUE(std::any_of(two.notes.begin(), two.notes.end(), [](const std::string& n) {
+    return n.find("defines 2 @jit kernels; the first, 'scale', is the one graded") != std::string::npos;
+  })) << formatResult(two, spec);
+
   // JSON and JUnit carry every check.
   nlohmann::ordered_json j = toJson(g);
   EXPECT_EQ(j["checks"].size(), g.checks.size());
