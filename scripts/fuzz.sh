@@ -6,7 +6,8 @@
 # Configures a clang build in build-fuzz with -DTL_FUZZ=ON, builds fuzz_<name> (libFuzzer + ASan
 # + UBSan), and runs each for the given time on a copy of its checked-in corpus
 # (build-fuzz/corpus/<name>, so tests/fuzz/corpus only grows when you copy inputs back) with its
-# dictionary. Crashes, leaks and timeouts go to build-fuzz/findings/<name>/. Prints each harness's
+# dictionary. The libraries are built with -fsanitize=fuzzer-no-link,address,undefined, so the
+# coverage libFuzzer follows is the library code's, not only the harness's. Crashes, leaks and timeouts go to build-fuzz/findings/<name>/. Prints each harness's
 # execs, execs/s and coverage; exit 1 when any harness found something.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,7 +22,9 @@ jobs="${TL_FUZZ_JOBS:-2}"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DTL_FUZZ=ON "${launcher[@]}" >/dev/null
+  -DTL_FUZZ=ON "${launcher[@]}" \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
