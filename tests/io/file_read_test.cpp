@@ -21,6 +21,8 @@
 #include <functional>
 #include <thread>
 
+#include "../common/InChild.h"
+#include "../common/TempDir.h"
 #include "ir/Diagnostics.h"
 #include "ir/FileRead.h"
 #include "runtime/Memory.h"
@@ -30,21 +32,11 @@ using namespace tl;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tl-io-test.XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return (fs::path(path_) / name).string(); }
-  const std::string& path() const { return path_; }
+using test::inChild;
 
- private:
-  std::string path_;
+// A fresh temporary directory per test (tests/common/TempDir.h), named "tl-io-test.*".
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("tl-io-test") {}
 };
 
 void writeAll(const std::string& path, const std::string& data) {
@@ -60,49 +52,6 @@ std::string errorOf(const std::function<void()>& fn) {
     return e.what();
   }
   return "";
-}
-
-// Runs `fn` in a child process with at most 512 MiB more address space than this one and a
-// time limit. Returns what the child reported ("" when fn returned ""), or why it did not.
-std::string inChild(const std::function<std::string()>& fn, int seconds = 20) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    long pages = 0;
-    if (std::ifstream statm("/proc/self/statm"); statm >> pages) {
-      rlimit lim{};
-      lim.rlim_cur = lim.rlim_max = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (rlim_t(512) << 20);
-      setrlimit(RLIMIT_AS, &lim);
-    }
-    std::string r;
-    try {
-      r = fn();
-    } catch (const std::exception& e) {
-      r = std::string("threw: ") + e.what();
-    }
-    if (!r.empty() && write(fds[1], r.data(), r.size()) < 0) r.clear();
-    _exit(r.empty() ? 0 : 1);
-  }
-  close(fds[1]);
-  int status = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      close(fds[0]);
-      return "timed out (blocked?)";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  std::string report;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;) report.append(buf, size_t(n));
-  close(fds[0]);
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status)) + " " + report;
-  return WEXITSTATUS(status) == 0 ? "" : report.empty() ? "failed" : report;
 }
 
 // In a child: the message reading `path` as `kind` throws must contain `word`.

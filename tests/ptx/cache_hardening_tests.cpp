@@ -18,6 +18,8 @@
 #include <random>
 #include <thread>
 
+#include "../common/InChild.h"
+#include "../common/TempDir.h"
 #include "ptx/JitCache.h"
 
 namespace fs = std::filesystem;
@@ -26,20 +28,11 @@ using Json = nlohmann::json;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tl-cache-hardening.XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
+using test::inChild;
 
- private:
-  std::string path_;
+// A fresh temporary directory per test (tests/common/TempDir.h), named "tl-cache-hardening.*".
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("tl-cache-hardening") {}
 };
 
 CacheKey key(const std::string& version = "test 1") {
@@ -82,49 +75,6 @@ Json readJson(const fs::path& p) {
 void writeAll(const fs::path& p, const std::string& data) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << data;
-}
-
-// Runs `fn` in a child process with at most 512 MiB more address space than this one and a
-// 20 s limit: "" when fn returned "", else what it returned or why it did not finish.
-std::string inChild(const std::function<std::string()>& fn) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    long pages = 0;
-    if (std::ifstream statm("/proc/self/statm"); statm >> pages) {
-      rlimit lim{};
-      lim.rlim_cur = lim.rlim_max = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (rlim_t(512) << 20);
-      setrlimit(RLIMIT_AS, &lim);
-    }
-    std::string r;
-    try {
-      r = fn();
-    } catch (const std::exception& e) {
-      r = std::string("threw: ") + e.what();
-    }
-    if (!r.empty() && write(fds[1], r.data(), r.size()) < 0) r.clear();
-    _exit(r.empty() ? 0 : 1);
-  }
-  close(fds[1]);
-  int status = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      close(fds[0]);
-      return "timed out (blocked?)";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  std::string report;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;) report.append(buf, size_t(n));
-  close(fds[0]);
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status)) + " " + report;
-  return WEXITSTATUS(status) == 0 ? "" : report.empty() ? "failed" : report;
 }
 
 // In a child: lookup must miss with a reason containing `word`.

@@ -14,6 +14,7 @@
 #include <functional>
 #include <sstream>
 
+#include "../common/TempDir.h"
 #include "ptx/CudaRuntime.h"
 #include "ptx/JitCache.h"
 #include "ptx/Results.h"
@@ -24,20 +25,9 @@ using namespace tl;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tl-jit-test.XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+// A fresh temporary directory per test (tests/common/TempDir.h), named "tl-jit-test.*".
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("tl-jit-test") {}
 };
 
 std::unique_ptr<CompiledKernel> compile(const std::string& stem, const std::vector<LaunchOverride>& sets = {}) {

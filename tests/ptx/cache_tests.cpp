@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "../common/TempDir.h"
 #include "ptx/JitCache.h"
 
 namespace fs = std::filesystem;
@@ -22,21 +23,9 @@ using namespace tl;
 
 namespace {
 
-// A fresh directory under the system temp dir, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tl-cache-test.XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+// A fresh temporary directory per test (tests/common/TempDir.h), named "tl-cache-test.*".
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("tl-cache-test") {}
 };
 
 CacheKey sampleKey() {

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "../common/TempDir.h"
 #include "ptx/JitCache.h"
 #include "ptx/Results.h"
 #include "ptx/Unfused.h"
@@ -22,20 +23,9 @@ using namespace tl;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tl-unfused-test.XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+// A fresh temporary directory per test (tests/common/TempDir.h), named "tl-unfused-test.*".
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("tl-unfused-test") {}
 };
 
 std::unique_ptr<CompiledKernel> compileSoftmax() {
