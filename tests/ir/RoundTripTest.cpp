@@ -119,6 +119,32 @@ TEST(RoundTrip, NamesAreUniqueAndSanitized) {
   EXPECT_NE(text.find("{value = -9223372036854775808} : i64"), std::string::npos);
 }
 
+// Many values sharing one hint (a long kernel reassigning `x`) are named x, x.1, x.2, ...
+// skipping a suffix a value already holds by its own hint, and numbered ones stay numbered.
+TEST(Printer, ValuesSharingAHintGetTheSmallestFreeSuffix) {
+  Function fn;
+  fn.name = "k";
+  Value* n = fn.body.addArg(Type::scalar(DType::I32), "N");
+  fn.params = {{"N", Param::Kind::Scalar, {}}};
+  Builder b(&fn.body);
+  Value* v = n;
+  std::vector<std::string> hints = {"x", "x", "x.2", "x", "x", "", "x.1.1", "x"};
+  for (const std::string& h : hints) {
+    v = b.binary(OpKind::Add, v, n);
+    v->name = h;
+  }
+  b.ret();
+  std::string text = printFunction(fn);
+  const char* expected[] = {"%x = add", "%x.1 = add", "%x.2 = add", "%x.3 = add", "%x.4 = add",
+                            "%0 = add", "%x.1.1 = add", "%x.5 = add"};
+  size_t at = 0;
+  for (const char* e : expected) {
+    size_t found = text.find(e, at);
+    ASSERT_NE(found, std::string::npos) << e << " in\n" << text;
+    at = found;
+  }
+}
+
 // A small kernel's exact text: pins the format documented in docs/ir.md.
 TEST(Printer, GoldenSoftmaxLikeKernel) {
   Function fn;
