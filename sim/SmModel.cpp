@@ -347,8 +347,12 @@ class Sm {
           return;
         }
       }
-      w.lastSeg = int64_t(r_.timeline.size());
-      r_.timeline.push_back(WarpSegment{w.block, int32_t(w.warp), int32_t(w.slot), w.cursor, end, state, instr, loc});
+      if (r_.timeline.size() >= kMaxTimelineSegments) {
+        r_.timelineTruncated = true;  // the counts go on; the picture stops here
+      } else {
+        w.lastSeg = int64_t(r_.timeline.size());
+        r_.timeline.push_back(WarpSegment{w.block, int32_t(w.warp), int32_t(w.slot), w.cursor, end, state, instr, loc});
+      }
     }
     w.cursor = end;
   }
@@ -360,7 +364,7 @@ class Sm {
     r_.cycles = end;
     r_.warpCycles[size_t(WarpState::Done)] += warpCount_ * end - exitSum_;
     for (WarpRun& w : finished_) {
-      if (end <= w.cursor) continue;
+      if (end <= w.cursor || r_.timelineTruncated) continue;
       w.lastSeg = -1;  // a Done segment never merges
       r_.timeline.push_back(WarpSegment{w.block, int32_t(w.warp), int32_t(w.slot), w.cursor, end, WarpState::Done, -1, Loc{}});
     }

@@ -115,6 +115,11 @@ struct SmConfig {
   int64_t timelineBlocks = 0;   // record segments for the first N blocks (-1: all; 0: none)
 };
 
+// The most segments a timeline keeps (about 10 MB; its Chrome trace about 30 MB, and a few
+// hundred MB while it is built as JSON): a kernel that runs longer keeps the beginning, and
+// says so (SmResult::timelineTruncated, the trace's otherData.timeline_truncated).
+constexpr size_t kMaxTimelineSegments = 200'000;
+
 struct SmResult {
   int64_t cycles = 0;               // until the last block retired and every queue drained
   std::vector<int64_t> blockStart;  // per block (launch order): the cycle it became resident
@@ -128,6 +133,7 @@ struct SmResult {
   double dramByteCycles = 0;        // sum over DRAM requests of bytes x (completion - issue)
   std::array<int64_t, kWarpStates> warpCycles{};  // warp-cycles per state, every warp
   std::vector<WarpSegment> timeline;              // the first timelineBlocks blocks' warps
+  bool timelineTruncated = false;                 // it reached kMaxTimelineSegments and stopped
 
   // Little's law: the average DRAM bytes in flight, and the byte-weighted mean time a DRAM
   // request took (issue to completion); inFlight = (dramBytes / cycles) x meanLatency.

@@ -30,6 +30,7 @@
 #include "sim/ThreadExecutor.h"
 
 #include "runtime/Arguments.h"
+#include "runtime/Budget.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -152,14 +153,42 @@ class Executor {
 
     const int64_t total = launch_.grid[0] * launch_.grid[1] * launch_.grid[2];
     const int64_t toRun = opts_.maxBlocks < 0 ? total : std::min(total, opts_.maxBlocks);
+    WorkMeter meter("the thread executor", "block", toRun, kExecutorDefaultSteps, "one warp instruction");
+    meter_ = &meter;
     for (int64_t b = 0; b < toRun; ++b) {
       block_ = {b % launch_.grid[0], (b / launch_.grid[0]) % launch_.grid[1], b / (launch_.grid[0] * launch_.grid[1])};
       blockLinear_ = b;
-      runBlock();
+      meter.startUnit(b);
+      const size_t accessesBefore = result_.accesses.size(), tracesBefore = result_.traces.size();
+      const int64_t entriesBefore = traceEntries_;
+      const ExecStats statsBefore = result_.stats;
+      bool whole = true;
+      try {
+        runBlock();
+      } catch (const RecordCapReached&) {
+        whole = false;
+      }
+      if (!whole) {  // the records outgrew maxRecordBytes: keep only the whole blocks before
+        result_.accesses.resize(accessesBefore);
+        result_.traces.resize(tracesBefore);
+        traceEntries_ = entriesBefore;
+        result_.stats = statsBefore;
+        result_.stoppedAtRecordCap = true;
+        break;
+      }
       ++result_.stats.blocks;
+      // Stop before a block that would not fit, judged by the blocks so far (alike, usually).
+      if (opts_.maxRecordBytes > 0 && b + 1 < toRun &&
+          recordBytes() + recordBytes() / (b + 1) > opts_.maxRecordBytes) {
+        result_.stoppedAtRecordCap = true;
+        break;
+      }
       // After the first block, reserve for the rest: no reallocation in the common case.
-      if (b == 0 && opts_.recordAccesses)
-        result_.accesses.reserve(result_.accesses.size() * static_cast<size_t>(toRun) + 64);
+      if (b == 0 && opts_.recordAccesses) {
+        size_t want = result_.accesses.size() * static_cast<size_t>(toRun) + 64;
+        if (opts_.maxRecordBytes > 0) want = std::min(want, size_t(opts_.maxRecordBytes) / sizeof(WarpAccess) + 64);
+        result_.accesses.reserve(want);
+      }
     }
     return std::move(result_);
   }
@@ -180,6 +209,9 @@ class Executor {
   int64_t blockLinear_ = 0;
   ExecResult result_;
   size_t traceBase_ = 0;               // traceWarps: index of this block's warp 0 in result_.traces
+  int64_t traceEntries_ = 0;           // TraceEntry records kept, all warps
+  WorkMeter* meter_ = nullptr;         // the run's budget (runtime/Budget.h)
+  int64_t recordCheckIn_ = kRecordCheckEvery;  // warp instructions to the next record-size check
   std::vector<PendingWrite> pending_;  // reused by every store
   Buffer* lastBuffer_ = nullptr;       // the buffer the last global access hit (a fast path)
 
@@ -282,6 +314,26 @@ class Executor {
     }
   }
 
+  // ----- the record cap (ExecOptions::maxRecordBytes) ---------------------------------------
+
+  struct RecordCapReached {};  // thrown out of runBlock; run() drops the partial block
+  static constexpr int64_t kRecordCheckEvery = 4096;
+
+  int64_t recordBytes() const {
+    return int64_t(result_.accesses.size() * sizeof(WarpAccess) + size_t(traceEntries_) * sizeof(TraceEntry) +
+                   result_.traces.size() * sizeof(WarpTrace));
+  }
+
+  void checkRecordCap(const COp& op) {
+    recordCheckIn_ = kRecordCheckEvery;
+    if (recordBytes() <= opts_.maxRecordBytes) return;
+    if (blockLinear_ > 0) throw RecordCapReached{};
+    fail(op, "the simulator's record of block 0 (every warp instruction and memory access, for the timing and "
+             "memory models) outgrew its cap of " + std::to_string(opts_.maxRecordBytes >> 20) + " MiB after " +
+             std::to_string(result_.stats.warpInstructions) + " warp instructions, while running this op; one "
+             "block must fit: run a smaller launch (--set), or raise the cap (tl-sim --trace-memory MiB)");
+  }
+
   // Runs warp w until it returns or reaches a barrier.
   void runWarp(Warp& w) {
     WarpTrace* trace = opts_.traceWarps ? &result_.traces[traceBase_ + static_cast<size_t>(w.id)] : nullptr;
@@ -289,7 +341,12 @@ class Executor {
       Frame& f = w.stack.back();
       const COp& op = f.region->ops[f.pc];
       if (op.kind != OpKind::Yield) ++result_.stats.warpInstructions;
-      if (trace) trace->entries.push_back(TraceEntry{op.instr, f.mask, -1, 0});
+      if (trace) {
+        trace->entries.push_back(TraceEntry{op.instr, f.mask, -1, 0});
+        ++traceEntries_;
+      }
+      meter_->charge(1, op.op->loc);
+      if (opts_.maxRecordBytes > 0 && --recordCheckIn_ == 0) checkRecordCap(op);
       switch (op.kind) {
         case OpKind::Return:
           w.stack.clear();

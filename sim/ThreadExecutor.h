@@ -68,6 +68,11 @@ struct ExecOptions {
   bool detectRaces = true;     // shared-memory race detection
   int64_t maxBlocks = -1;      // run only the first N blocks (-1: all); for sampling
   bool traceWarps = false;     // fill ExecResult::traces (the timing model's input, sim/Timing.h)
+  // > 0: a cap on what accesses and traces may hold. The run stops before a block that would
+  // pass it (judged by the average block so far), drops a block that passes it part-way (its
+  // memory writes stay) and sets ExecResult::stoppedAtRecordCap; block 0 passing it alone is a
+  // RuntimeError at the op running then. 0: unbounded.
+  int64_t maxRecordBytes = 0;
 };
 
 // One op a warp stepped through, in its execution order (ExecOptions::traceWarps). Every op
@@ -99,13 +104,15 @@ struct ExecResult {
   ExecStats stats;
   std::vector<WarpAccess> accesses;
   std::vector<WarpTrace> traces;  // traceWarps: one per warp per block run, block-major
+  bool stoppedAtRecordCap = false;  // fewer blocks than asked ran: maxRecordBytes (stats.blocks ran)
 };
 
 // Stable instruction ids: the op at index i of a pre-order walk of fn.body has id i (an op
 // before the ops of its regions), as WarpAccess::instr and the error messages use them.
 std::vector<const Op*> instructionTable(const Function& fn);
 
-// Runs blocks in grid order (x fastest), up to options.maxBlocks. Throws IRError for IR it
+// Runs blocks in grid order (x fastest), up to options.maxBlocks, within the process's work
+// budget (runtime/Budget.h: one step per warp instruction, yields included). Throws IRError for IR it
 // cannot run, std::runtime_error for a missing buffer/scalar or a bad grid, RuntimeError for a
 // fault during the run (Memory then holds whatever was written before it).
 ExecResult runThreadIR(const Function& fn, const LaunchConfig& launch, Memory& memory,

@@ -560,6 +560,7 @@ TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const Timing
   achievedOccupancy(r, sm, in, gpu, c);
   classify(r, sm, c.blockLaunchInterval);
   r.timeline = std::move(sm.timeline);
+  r.timelineTruncated = sm.timelineTruncated;
   return r;
 }
 
@@ -621,7 +622,8 @@ std::string chromeTraceJson(const TimingResult& r, int indent) {
   }
   json doc = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"},
               {"otherData", {{"kernel", r.kernel}, {"gpu", r.gpu}, {"predicted_us", r.timeUs},
-                             {"cycles", r.cycles}, {"limiter", timeLimiterName(r.limiter)}}}};
+                             {"cycles", r.cycles}, {"limiter", timeLimiterName(r.limiter)},
+                             {"timeline_truncated", r.timelineTruncated}}}};
   return doc.dump(indent);
 }
 

@@ -176,6 +176,7 @@ struct TimingResult {
   // WarpState (simulated part; Done is 0), like Nsight Compute's warp-state statistics.
   std::array<double, kWarpStates> warpStateShare{};
   std::vector<WarpSegment> timeline;  // the first timelineBlocks blocks of the simulated SM
+  bool timelineTruncated = false;     // the timeline stopped at kMaxTimelineSegments (sim/SmModel.h)
 };
 
 // Above this many blocks per SM the SMs with one block less are not simulated separately for

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "grader/Grader.h"
+#include "runtime/Budget.h"
 #include "runtime/Hash.h"
 
 namespace fs = std::filesystem;
@@ -98,6 +99,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;  // --help and --version are 0; every usage error is 2
   }
   limits.memoryBytes = uint64_t(memoryMiB) << 20;
+  tl::workLimits().progress = false;  // the grader prints its own progress; --timeout bounds a submission
   if (target.empty() && !checkLabFiles) {
     std::cerr << "tl-grade: error: give a submission (a .tl file or a folder of them), or --check-lab\n";
     return 2;

@@ -1,5 +1,7 @@
 #include "runtime/Driver.h"
 
+#include "runtime/Budget.h"
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -64,7 +66,21 @@ void addStageOptions(CLI::App& app, StageOptions& o, StageFeatures f) {
     app.add_flag("--no-check", o.noCheck, "Do not check the outputs against the reference stage (stage agreement)");
   }
   if (f.printIR) app.add_flag("--print-ir", o.printIR, "Print the IR the stage runs");
+  addWorkBudgetOptions(app);
   app.add_flag("-q,--quiet", o.quiet, "Print less: each kernel's name, its result lines (PASS/FAIL, warnings) and errors");
+}
+
+void addWorkBudgetOptions(CLI::App& app, bool progressFlag) {
+  app.add_option("--max-steps", workLimits().maxSteps,
+                 "Work budget of each CPU run (tl-scalar, tl-block: element operations, default " +
+                     shortCount(kScalarDefaultSteps) + " / " + shortCount(kBlockDefaultSteps) +
+                     "; the thread executor: warp instructions, default " + shortCount(kExecutorDefaultSteps) +
+                     "); a run past it stops with an error at the op it was running")
+      ->check(CLI::PositiveNumber)
+      ->type_name("N");
+  if (progressFlag)
+    app.add_flag("--no-progress", [](int64_t) { workLimits().progress = false; },
+                 "No progress lines on stderr for runs longer than a few seconds");
 }
 
 int parseCommandLine(CLI::App& app, int argc, char** argv) {

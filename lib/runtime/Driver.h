@@ -58,8 +58,12 @@ struct StageFeatures {
 // --version return 0; -1 means go on:  if (int rc = parseCommandLine(app, argc, argv); rc >= 0) return rc;
 int parseCommandLine(CLI::App& app, int argc, char** argv);
 
-// Registers the options every stage has (and --version).
+// Registers the options every stage has (and --version), the work budget's among them.
 void addStageOptions(CLI::App& app, StageOptions& opts, StageFeatures features = {});
+
+// --max-steps N and, with `progressFlag`, --no-progress (runtime/Budget.h's workLimits()); also
+// for a tool that runs kernels on the CPU without the other stage options (tl-viz).
+void addWorkBudgetOptions(CLI::App& app, bool progressFlag = true);
 
 // One kernel after the front end: what a stage callback works on.
 struct CompiledKernel {

@@ -63,6 +63,7 @@
 #include "block/BlockInterpreter.h"
 
 #include "runtime/Arguments.h"
+#include "runtime/Budget.h"
 
 #include <algorithm>
 #include <array>
@@ -108,6 +109,7 @@ struct Step {
   double floatValue = 0;       // float constant
   Pred pred = Pred::Eq;        // cmp
   ReduceKind reduceKind = ReduceKind::Sum;  // reduce
+  int64_t steps = 1;           // what the op costs of the run's budget (runtime/Budget.h)
   std::vector<Block> regions;  // for: body; if: then, else
   // yield: operand k is defined directly in the yielding region and not yielded twice, so its
   // tile may be moved (swapped) into the destination instead of copied.
@@ -144,6 +146,7 @@ class Planner {
       for (const auto& r : op.regions) s.regions.push_back(plan(*r));
       for (const auto& r : op.results) s.out.push_back(define(r.get()));
       decodeAttrs(op, region, s);
+      s.steps = elementSteps(op);
       b.steps.push_back(std::move(s));
     }
     return b;
@@ -374,9 +377,12 @@ class Engine {
     if (g[0] <= 0 || g[1] <= 0 || g[2] <= 0)
       throw RuntimeError(fn_.loc, "grid (" + std::to_string(g[0]) + ", " + std::to_string(g[1]) +
                                       ", " + std::to_string(g[2]) + ") must be positive");
+    WorkMeter meter("tl-block", "program", g[0] * g[1] * g[2], kBlockDefaultSteps, "one element an op computes");
+    meter_ = &meter;
     for (pid_[2] = 0; pid_[2] < g[2]; ++pid_[2])
       for (pid_[1] = 0; pid_[1] < g[1]; ++pid_[1])
         for (pid_[0] = 0; pid_[0] < g[0]; ++pid_[0]) {
+          meter.startUnit(stats_.programs);
           runBlock(body);
           ++stats_.programs;
         }
@@ -392,6 +398,7 @@ class Engine {
   std::vector<Tile> scratch_;  // yield copies, reused
   std::array<int64_t, 3> pid_{0, 0, 0};
   BlockRunStats stats_;
+  WorkMeter* meter_ = nullptr;  // the run's budget (runtime/Budget.h)
 
   // --- parameters ------------------------------------------------------------------------
   void bindParams(const Block& body) {
@@ -449,6 +456,7 @@ class Engine {
   // Runs a block's ops up to its terminator and returns that terminator's step.
   const Step* runBlock(const Block& b) {
     for (const Step& s : b.steps) {
+      meter_->charge(s.steps, s.op->loc);
       if (s.op->kind == OpKind::Yield || s.op->kind == OpKind::Return) return &s;
       exec(s);
       ++stats_.tileOps;

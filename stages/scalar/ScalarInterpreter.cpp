@@ -65,6 +65,7 @@
 #include "scalar/ScalarInterpreter.h"
 
 #include "runtime/Arguments.h"
+#include "runtime/Budget.h"
 #include "runtime/FloatOps.h"
 
 #include <algorithm>
@@ -264,9 +265,13 @@ class ScalarInterpreter {
       if (launch_.grid[a] < 1)
         throw std::runtime_error("grid dimension " + std::to_string(a) + " is " +
                                  std::to_string(launch_.grid[a]) + "; it must be at least 1");
+    WorkMeter meter("tl-scalar", "program", launch_.grid[0] * launch_.grid[1] * launch_.grid[2], kScalarDefaultSteps,
+                    "one element an op computes");
+    meter_ = &meter;
     for (pid_[2] = 0; pid_[2] < launch_.grid[2]; ++pid_[2])
       for (pid_[1] = 0; pid_[1] < launch_.grid[1]; ++pid_[1])
         for (pid_[0] = 0; pid_[0] < launch_.grid[0]; ++pid_[0]) {
+          meter.startUnit(stats_.programs);
           env_.clear();
           for (size_t k = 0; k < params.size(); ++k) env_[fn_.param(k)] = params[k];
           runRegion(fn_.body);
@@ -280,6 +285,7 @@ class ScalarInterpreter {
   const LaunchConfig& launch_;
   Memory& mem_;
   std::array<int64_t, 3> pid_{0, 0, 0};
+  WorkMeter* meter_ = nullptr;  // the run's budget (runtime/Budget.h)
   std::unordered_map<const Value*, Tile> env_;
   ScalarRunStats stats_;
 
@@ -347,6 +353,7 @@ class ScalarInterpreter {
   std::vector<Tile> runRegion(const Region& r) {
     for (const auto& opPtr : r.ops) {
       const Op& op = *opPtr;
+      meter_->charge(elementSteps(op), op.loc);
       if (op.kind == OpKind::Yield) {
         std::vector<Tile> out;
         for (size_t i = 0; i < op.numOperands(); ++i) out.push_back(get(op, i));

@@ -44,6 +44,7 @@ struct KernelRun {
   int64_t sharedBytes = 0;
   int64_t gridBlocks = 0;
   int64_t blocksRun = 0;
+  bool stoppedAtRecordCap = false;  // fewer blocks ran than asked: SimOptions::maxTraceBytes
   ExecStats stats;
   int64_t accessRecords = 0;
   std::vector<const Op*> instrs;  // instruction table of the thread IR (op names)
@@ -78,8 +79,11 @@ KernelRun simulateThreadIR(const Function& threadIR, const LaunchConfig& launch,
   eo.traceWarps = true;
   eo.detectRaces = o.detectRaces;
   eo.maxBlocks = k.blocksRun < k.gridBlocks ? k.blocksRun : -1;
+  eo.maxRecordBytes = o.maxTraceBytes;
   ExecResult run = runThreadIR(threadIR, launch, memory, eo);
   k.stats = run.stats;
+  k.blocksRun = run.stats.blocks;
+  k.stoppedAtRecordCap = run.stoppedAtRecordCap;
   k.accessRecords = static_cast<int64_t>(run.accesses.size());
 
   k.regs = o.registers ? o.registers(threadIR) : estimateRegisters(threadIR);
@@ -302,6 +306,7 @@ Json timingJson(const TimingResult& t) {
   j["blocks_per_sm"] = t.blocksPerSM;
   j["blocks_simulated"] = t.blocksSimulated;
   j["extrapolated"] = t.extrapolated;
+  j["timeline_truncated"] = t.timelineTruncated;  // the Chrome trace keeps only the beginning
   j["cycles_per_block"] = t.cyclesPerBlock;
   j["resident_blocks_per_sm"] = t.residentBlocksPerSM;
   j["resident_warps_per_sm"] = t.residentWarpsPerSM;
@@ -322,7 +327,7 @@ Json timingJson(const TimingResult& t) {
   return j;
 }
 
-Json samplingJson(const KernelRun& k) {
+Json samplingJson(const KernelRun& k, const SimOptions& o) {
   Json j;
   j["grid_blocks"] = k.gridBlocks;
   j["blocks_run"] = k.blocksRun;
@@ -331,6 +336,10 @@ Json samplingJson(const KernelRun& k) {
   j["method"] = k.blocksRun < k.gridBlocks
                     ? "the first blocks_run blocks in grid order; memory counts multiplied by scale"
                     : "every block";
+  // Why blocks_run is what it is: the block budget (--sample-blocks, else the default), or the
+  // cap on the executor's records (--trace-memory), which stopped it sooner.
+  j["limited_by"] = k.stoppedAtRecordCap ? "trace_memory" : (k.blocksRun < k.gridBlocks ? "block_budget" : "none");
+  j["trace_memory_cap_mib"] = o.maxTraceBytes >> 20;
   return j;
 }
 
@@ -563,7 +572,7 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
               {"dram_bandwidth_gbs", gpu.dramBandwidthGBs}};
   j["launch"] = launchJson(launch, k);
   j["compile"] = {{"keep_layouts", tc.keepLayouts}};
-  j["sampling"] = samplingJson(k);
+  j["sampling"] = samplingJson(k, o);
   j["execution"] = {{"blocks", k.stats.blocks},
                     {"warp_instructions", k.stats.warpInstructions},
                     {"barriers", k.stats.barriers},

@@ -50,6 +50,9 @@ constexpr int kSimReportSchemaVersion = 2;
 
 // Blocks the executor runs by default before it starts sampling (seconds on one core).
 constexpr int64_t kDefaultBlockBudget = 512;
+// The default cap on the executor's records (SimOptions::maxTraceBytes): 1 GiB (the vectors'
+// spare capacity can take the process to about twice that).
+constexpr int64_t kDefaultTraceBytes = int64_t(1) << 30;
 
 struct SimOptions {
   std::string gpu = "h200";        // a sim/gpus/<key>.json
@@ -75,6 +78,10 @@ struct SimOptions {
   const nlohmann::json* measured = nullptr;
   bool keepDetail = false;         // fill SimReport::detail (the visualizer)
   int64_t detailBlocks = 4;        // blocks whose accesses SimDetail keeps
+  // The most the executor's records (memory accesses and warp traces, which grow with the
+  // instructions run) may take: it runs fewer blocks when they would not fit, and the report's
+  // sampling.limited_by says so (--trace-memory MiB). Block 0 must fit alone.
+  int64_t maxTraceBytes = kDefaultTraceBytes;
 };
 
 // What the report is made of, for tools that draw it (viz/): the compiled kernel, the first

@@ -177,7 +177,12 @@ std::string formatSimReport(const Json& r, const SummaryOptions& options) {
   os << "; GPU file " << gpu["file"].get<std::string>() << "; " << r["tool_version"].get<std::string>() << "\n";
   if (s["sampled"].get<bool>())
     os << "  sampling: ran the first " << s["blocks_run"].get<int64_t>() << " of " << s["grid_blocks"].get<int64_t>()
-       << " blocks; counts scaled x" << fmt("%.3g", s["scale"].get<double>()) << " (assumes the blocks are alike)\n";
+       << " blocks; counts scaled x" << fmt("%.3g", s["scale"].get<double>()) << " (assumes the blocks are alike)"
+       << (s.value("limited_by", "") == "trace_memory"
+               ? "; stopped there by the " + std::to_string(s["trace_memory_cap_mib"].get<int64_t>()) +
+                     " MiB cap on the simulator's records (--trace-memory)"
+               : "")
+       << "\n";
   else
     os << "  sampling: none (" << (s["blocks_run"].get<int64_t>() == 1 ? "the grid's 1 block" : "all " + count(s["blocks_run"].get<int64_t>(), "block")) << " run)\n";
   if (r.contains("compile") && r["compile"]["keep_layouts"].get<bool>())

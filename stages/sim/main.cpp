@@ -98,6 +98,13 @@ int main(int argc, char** argv) {
                  "Run only the first N blocks and scale the counts to the grid (default: every block, up to " +
                      std::to_string(tl::kDefaultBlockBudget) + ")")
       ->check(CLI::PositiveNumber);
+  int64_t traceMiB = tl::kDefaultTraceBytes >> 20;
+  app.add_option("--trace-memory", traceMiB,
+                 "Cap on the simulator's records (every warp instruction and memory access) in MiB; fewer blocks run "
+                 "when they would not fit, and the report says so")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20))
+      ->capture_default_str()
+      ->type_name("MiB");
   app.add_flag("--no-unfused", noUnfused, "Skip the unfused comparison (faster)");
   app.add_flag("--keep-layouts", sim.keepLayouts,
                "Compile keeping the layouts the source implies (no automatic convert_layout through shared memory)");
@@ -125,6 +132,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingPath)
       ->type_name("PATH");
   if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
+  sim.maxTraceBytes = traceMiB << 20;
   const bool measuredDir = !measuredPath.empty() && std::filesystem::is_directory(measuredPath);
   nlohmann::json measured;  // --measured FILE: read once, before any kernel runs
   if (!measuredPath.empty() && !measuredDir && !readResults(measuredPath, measured)) return 1;

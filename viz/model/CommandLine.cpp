@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <ostream>
 
+#include "runtime/Budget.h"
+#include "runtime/Driver.h"
 #include "runtime/Hash.h"
 
 namespace tl::viz {
@@ -46,6 +48,7 @@ std::optional<int> parseCommandLine(int argc, const char* const* argv, VizOption
   cli.add_flag("--no-timings", noTimings, "do not simulate the measured shapes of the comparison rows (faster)");
   cli.add_option("--sample-blocks", o.sampleBlocks, "blocks the simulator runs (default: its budget)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 30));
+  addWorkBudgetOptions(cli, /*progressFlag=*/false);  // the window shows its own progress
   cli.add_option("--instr", instr, "the memory instruction (its thread-IR id, as the Memory panel lists it) to show")
       ->type_name("ID")
       ->check(CLI::NonNegativeNumber);
@@ -72,6 +75,7 @@ std::optional<int> parseCommandLine(int argc, const char* const* argv, VizOption
     return code == 0 ? 0 : 1;
   }
   o.predictTimings = !noTimings;
+  workLimits().progress = false;  // a long simulation shows in the window, not on stderr
   if (o.kernelPath.empty()) o.kernelPath = defaultKernelPath();
   if (instr >= 0) o.selection.instr = instr;
   if (block >= 0) o.selection.block = block;

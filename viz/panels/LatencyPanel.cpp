@@ -176,6 +176,9 @@ void drawTimeline(const SessionData& data, const TimingResult& t, int resident, 
     ImGui::TextWrapped("No timeline segments were recorded for this run (timelineBlocks was 0).");
     return;
   }
+  if (t.timelineTruncated)
+    ImGui::TextWrapped("The timeline shows the run's beginning only: it stopped at %zu segments (kMaxTimelineSegments); "
+                       "the counts and the predicted time cover the whole run.", kMaxTimelineSegments);
   ZoomState z = zoomState();
   TimelineCache& cache = cachedTimeline(data, t, resident);
   const int64_t total = cache.total;
