@@ -21,6 +21,14 @@
 
 namespace tl {
 
+// The code generator's work limit: compileToPTX throws RuntimeError (at the op) for thread IR
+// in which one tile value gives a thread more than kMaxElemsPerThread elements, or whose ops
+// unroll to more than kMaxUnrolledElements element operations per thread in all. Measured on
+// the 2-core development machine: softmax with 1024 elements per thread compiles in 9 s,
+// 200000 one-element statements in 19 s.
+constexpr int64_t kMaxElemsPerThread = 1024;
+constexpr int64_t kMaxUnrolledElements = 1'000'000;
+
 struct PtxOptions {
   std::string arch = "sm_90";  // target GPU: sm_80, sm_86, sm_89 or sm_90
   int optLevel = 3;            // LLVM optimization level, 0..3 (the new pass manager's O0..O3)

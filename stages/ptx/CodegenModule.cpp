@@ -469,6 +469,36 @@ std::string moduleText(const llvm::Module& m) {
 
 }  // namespace
 
+// The work limit (Codegen.h, kMaxElemsPerThread / kMaxUnrolledElements): the code generator
+// unrolls every op over the elements each thread holds, so LLVM's and ptxas' work grows with
+// their sum, and faster than linearly with the elements of one value (a softmax row of 2^20
+// f32 over 128 threads kept tl-ptx in LLVM and ptxas for over 400 s at 2.2 GB).
+void checkUnrolledSize(const Function& fn) {
+  int64_t total = 0;
+  const Op* widest = nullptr;
+  int64_t widestElems = 0;
+  walk(fn.body, [&](Op& op) {
+    int64_t n = 1;
+    for (const auto& r : op.results) n = std::max(n, r->type.numel());  // <Nxf32>: a thread's N registers
+    total += n;
+    if (n > widestElems) widestElems = n, widest = &op;
+  });
+  const int threads = fn.numWarps * 32;
+  if (widest && widestElems > kMaxElemsPerThread) {
+    throw RuntimeError(widest->loc,
+                       "the tile computed here gives each of the " + std::to_string(threads) +
+                           " threads " + std::to_string(widestElems) + " elements of one tile; tl-ptx compiles at most " +
+                           std::to_string(kMaxElemsPerThread) + " per thread per tile. A thread has at most 255 "
+                           "registers, so such a tile spills to local memory, and LLVM and ptxas take minutes on it: "
+                           "use a smaller block (--set) or more warps (--num-warps)");
+  }
+  if (total > kMaxUnrolledElements)
+    throw RuntimeError(fn.loc, "the kernel unrolls to " + std::to_string(total) +
+                                   " element operations per thread (every op times the elements each thread holds); "
+                                   "tl-ptx compiles at most " + std::to_string(kMaxUnrolledElements) +
+                                   ": use smaller blocks or fewer statements");
+}
+
 }  // namespace ptx
 
 PtxResult compileToPTX(const Function& fn, const PtxOptions& opts) {
@@ -480,6 +510,8 @@ PtxResult compileToPTX(const Function& fn, const PtxOptions& opts) {
   if (!isSupportedArch(opts.arch))
     throw IRError(fn.loc, "PTX code generation: unsupported GPU architecture '" + opts.arch +
                               "' (expected sm_80, sm_86, sm_89 or sm_90)");
+
+  ptx::checkUnrolledSize(fn);
 
   std::unique_ptr<llvm::TargetMachine> tm = ptx::makeTargetMachine(opts);
   llvm::LLVMContext ctx;

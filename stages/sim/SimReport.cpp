@@ -345,8 +345,7 @@ Json samplingJson(const KernelRun& k, const SimOptions& o) {
 
 // The fused/unfused comparison: each unfused kernel through the same path, over one Memory.
 Json fusionJson(const ThreadCompilation& tc, const KernelRun& fused, const LaunchConfig& launch, const GpuSpec& gpu,
-                const SimOptions& o) {
-  UnfusedKernels u = unfuse(*tc.blockIR, launch);
+                const SimOptions& o, const UnfusedKernels& u) {
   Memory memory = Memory::fromLaunch(u.launch);
   Json kernels = Json::array();
   double bytes = 0, time = 0;
@@ -582,7 +581,14 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
   j["occupancy"] = occupancyJson(k, gpu);
   j["memory"] = memoryJson(k);
   j["timing"] = timingJson(k.timing);
-  if (o.unfused) j["fusion"] = fusionJson(tc, k, launch, gpu, o);
+  if (o.unfused) {
+    int64_t count = countUnfusedKernels(*tc.blockIR, launch);
+    if (count <= kMaxUnfusedKernels)
+      j["fusion"] = fusionJson(tc, k, launch, gpu, o, unfuse(*tc.blockIR, launch));
+    else
+      j["fusion_skipped"] = "the unfused version has " + std::to_string(count) + " kernels, more than the " +
+                            std::to_string(kMaxUnfusedKernels) + " tl-sim simulates (each is compiled and assembled)";
+  }
   if (o.measured) j["measured"] = measuredJson(*o.measured, k, sha, j["launch"]);
 
   SimReport report;

@@ -50,6 +50,10 @@ constexpr int kSimReportSchemaVersion = 2;
 
 // Blocks the executor runs by default before it starts sampling (seconds on one core).
 constexpr int64_t kDefaultBlockBudget = 512;
+// The most unfused kernels the fusion section simulates; a kernel whose unfused version has
+// more (a generated body of thousands of statements) gets "fusion_skipped" with the reason.
+constexpr int64_t kMaxUnfusedKernels = 256;
+
 // The default cap on the executor's records (SimOptions::maxTraceBytes): 1 GiB (the vectors'
 // spare capacity can take the process to about twice that).
 constexpr int64_t kDefaultTraceBytes = int64_t(1) << 30;

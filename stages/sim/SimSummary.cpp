@@ -214,6 +214,7 @@ std::string formatSimReport(const Json& r, const SummaryOptions& options) {
 
   if (r.contains("measured")) measuredLines(r["measured"], os);
   if (r.contains("fusion")) fusionLines(r["fusion"], options.full, os);
+  if (r.contains("fusion_skipped")) os << "  fusion: not simulated: " << r["fusion_skipped"].get<std::string>() << "\n";
   std::string more;
   if (!options.full) more += "--full: every instruction and unfused kernel";
   if (!options.ncu) more += std::string(more.empty() ? "" : "; ") + "--ncu: the Nsight Compute names";

@@ -700,6 +700,11 @@ std::string withCommas(int64_t v) {
 
 // ---------------------------------------------------------------------------------------------
 
+int64_t countUnfusedKernels(const Function& blockIR, const LaunchConfig& launch) {
+  if (blockIR.level != IRLevel::Block) throw IRError(blockIR.loc, "unfuse: expects block IR");
+  return int64_t(Planner(blockIR, launch).run().kernels.size());
+}
+
 UnfusedKernels unfuse(const Function& blockIR, const LaunchConfig& launch) {
   if (blockIR.level != IRLevel::Block) throw IRError(blockIR.loc, "unfuse: expects block IR");
   if (std::string err = verifyFunction(blockIR); !err.empty())
@@ -712,6 +717,12 @@ UnfusedKernels unfuse(const Function& blockIR, const LaunchConfig& launch) {
     if (g <= 0) throw std::runtime_error("unfuse: the grid has a dimension <= 0");
 
   Plan plan = Planner(blockIR, launch).run();
+  // Each kernel takes every scratch buffer as a parameter, so the IR grows with the square of
+  // the kernel count: refuse before building what a generated body of 20000 statements implies.
+  if (int64_t(plan.kernels.size()) > kMaxUnfusedKernelsBuilt)
+    throw std::runtime_error("the unfused version of '" + blockIR.name + "' would have " +
+                             std::to_string(plan.kernels.size()) + " kernels; tilelab builds at most " +
+                             std::to_string(kMaxUnfusedKernelsBuilt));
   UnfusedKernels out;
   out.launch = launch;
   for (const ScratchBuffer& sb : plan.scratch) out.launch.buffers.push_back(sb.spec);

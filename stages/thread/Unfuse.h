@@ -82,7 +82,12 @@ struct UnfusedKernels {
   std::vector<std::string> descriptions;           // one line per kernel: what it computes, reads, writes
 };
 
+// Throws std::runtime_error when there would be more than kMaxUnfusedKernelsBuilt kernels.
 UnfusedKernels unfuse(const Function& blockIR, const LaunchConfig& launch);
+
+// How many kernels unfuse() would build (it plans them, builds none).
+int64_t countUnfusedKernels(const Function& blockIR, const LaunchConfig& launch);
+constexpr int64_t kMaxUnfusedKernelsBuilt = 4096;
 
 // ---------------------------------------------------------------------------------------------
 // Compulsory traffic: the bytes a kernel must move between DRAM and the chip with an ideal

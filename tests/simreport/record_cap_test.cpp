@@ -1,13 +1,21 @@
 // Issue 11, item 3: the simulator's records (warp traces and memory accesses) are capped
 // (SimOptions::maxTraceBytes, tl-sim --trace-memory). A run that would pass the cap runs fewer
 // blocks, scales its counts like any sample and says why (sampling.limited_by, the summary's
-// sampling line); block 0 alone over the cap is a located RuntimeError, not bad_alloc.
+// sampling line); block 0 alone over the cap is a located RuntimeError, not bad_alloc. And
+// item 11's long kernels: an unfused version of more than kMaxUnfusedKernels kernels is not
+// simulated (the report says why), and unfuse() refuses more than kMaxUnfusedKernelsBuilt
+// (each kernel takes every scratch buffer: 20000 statements took 123 s and 24 GB).
 #include <gtest/gtest.h>
 
 #include <sstream>
 
+#include <filesystem>
+#include <fstream>
+
+#include "../common/TempDir.h"
 #include "runtime/Driver.h"
 #include "sim/SimReport.h"
+#include "thread/Unfuse.h"
 
 namespace tl {
 namespace {
@@ -78,6 +86,54 @@ TEST(SimRecordCap, AGridThatFitsRunsWholeAndSaysSo) {
   EXPECT_EQ(r.json["sampling"]["limited_by"], "none");
   EXPECT_FALSE(r.json["sampling"]["sampled"].get<bool>());
   EXPECT_EQ(r.json["sampling"]["trace_memory_cap_mib"], kDefaultTraceBytes >> 20);
+}
+
+// A kernel reassigning x `statements` times: as many unfused kernels, plus the load and store.
+std::unique_ptr<CompiledKernel> longKernel(const test::TempDir& dir, int statements) {
+  std::ofstream f(dir / "long.tl");
+  f << "@launch(N=256, BLOCK=128, grid=(cdiv(N, BLOCK),), x_ptr=randn(N), out_ptr=zeros(N, output=True))\n"
+       "@jit\ndef long(x_ptr, out_ptr, N, BLOCK: constexpr):\n"
+       "    offs = program_id(0) * BLOCK + arange(0, BLOCK)\n    x = load(x_ptr + offs, mask=offs < N)\n";
+  for (int i = 0; i < statements; ++i) f << "    x = x * 1.5 + 1.0\n";
+  f << "    store(out_ptr + offs, x, mask=offs < N)\n";
+  f.close();
+  std::ostringstream err;
+  auto k = compileKernelFile(dir / "long.tl", {}, err);
+  EXPECT_TRUE(k) << err.str();
+  return k;
+}
+
+TEST(SimLongKernels, FusionIsSkippedWithTheReasonPastTheLimit) {
+  test::TempDir dir("tl-long");
+  auto k = longKernel(dir, int(kMaxUnfusedKernels) / 2 + 1);  // two ops per statement
+  ASSERT_TRUE(k);
+  int64_t count = countUnfusedKernels(*k->ir, k->launch);
+  ASSERT_GT(count, kMaxUnfusedKernels);
+  SimOptions o;
+  o.registers = [](const Function& f) { return estimateRegisters(f); };
+  SimReport r = simulateKernel(*k->ir, k->launch, o);
+  EXPECT_FALSE(r.json.contains("fusion"));
+  ASSERT_TRUE(r.json.contains("fusion_skipped"));
+  EXPECT_NE(r.json["fusion_skipped"].get<std::string>().find(std::to_string(count) + " kernels"), std::string::npos);
+  EXPECT_NE(r.summary.find("fusion: not simulated: the unfused version has"), std::string::npos) << r.summary;
+  // Under the limit the section is there.
+  auto small = longKernel(dir, 3);
+  ASSERT_TRUE(small);
+  EXPECT_TRUE(simulateKernel(*small->ir, small->launch, o).json.contains("fusion"));
+}
+
+TEST(SimLongKernels, UnfuseRefusesMoreKernelsThanItBuilds) {
+  test::TempDir dir("tl-long");
+  auto k = longKernel(dir, int(kMaxUnfusedKernelsBuilt) / 2 + 1);
+  ASSERT_TRUE(k);
+  try {
+    unfuse(*k->ir, k->launch);
+    ADD_FAILURE() << "built them";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("tilelab builds at most " + std::to_string(kMaxUnfusedKernelsBuilt)),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
