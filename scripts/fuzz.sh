@@ -13,7 +13,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 secs="${1:-60}"
 shift || true
-all=(frontend launch ir npy)
+all=(frontend launch ir npy cache differential)
 harnesses=("$@")
 [[ ${#harnesses[@]} -eq 0 ]] && harnesses=("${all[@]}")
 build="$root/build-fuzz"

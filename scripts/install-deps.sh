@@ -14,6 +14,7 @@ PACKAGES=(
   llvm-19-dev libzstd-dev zlib1g-dev libedit-dev # the PTX stage: static LLVM 19 (NVPTX) and what its CMake config looks for
   libimgui-dev libglfw3-dev libgl-dev libstb-dev # tl-viz: Dear ImGui (+ its GLFW/OpenGL3 backends), GLFW, OpenGL, stb_image_write
   xvfb xauth libgl1-mesa-dri         # tl-viz headless: a virtual X server and Mesa's software OpenGL
+  clang libclang-rt-14-dev           # scripts/fuzz.sh and scripts/sanitize.sh: libFuzzer, ASan, UBSan
 )
 
 missing=()
