@@ -1,10 +1,13 @@
 // Fuzz harness: the three CPU engines must agree. Bytes are a .tl kernel with its @launch; one
 // that compiles, runs at most 64 programs and holds at most 1 MiB of buffers (no file() inputs)
 // runs on tl-scalar (the front end's IR), tl-block (after the block pipeline) and the thread
-// executor (after layouts and lowering), each within a work budget. Findings (abort):
-//   - tl-scalar and tl-block disagree on whether the run faults (a RuntimeError: out of bounds,
-//     division by zero, a write conflict), or both run and an output differs beyond its dtype's
-//     tolerance;
+// executor (after layouts and lowering), each within a work budget. tl-scalar also runs the
+// IR after the block pipeline, so a pass is judged on its own. Findings (abort):
+//   - the block pipeline makes a run that ran fault, or changes an output beyond its dtype's
+//     tolerance (tl-scalar before vs after the passes); a fault before the passes that they
+//     remove is not one: dead code is removed, and a load nothing uses may be out of bounds;
+//   - tl-scalar and tl-block on the same IR disagree on whether the run faults (a RuntimeError:
+//     out of bounds, division by zero, a write conflict), or on an output;
 //   - the executor faults where tl-scalar ran (other than a shared-memory race, which only it
 //     can see), or runs and an output differs from tl-scalar's.
 // Not findings: front-end errors, an IRError from the thread pipeline (a construct it does not
@@ -94,20 +97,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const std::exception&) {
     return 0;
   }
-  tl::Memory scalar = inputs, block = inputs, thread = inputs;
-  std::string scalarMsg, blockMsg, threadMsg;
+  tl::Memory scalar = inputs, passed = inputs, block = inputs, thread = inputs;
+  std::string scalarMsg, passedMsg, blockMsg, threadMsg;
   Outcome s = attempt([&] { tl::runScalar(*ir, launch, scalar); }, scalarMsg);
   if (s == Outcome::Skipped) return note("tl-scalar skipped"), 0;
   std::unique_ptr<tl::Function> blockIR = tl::cloneFunction(*ir);
-  Outcome b = attempt([&] {
+  try {
     tl::PassManager pm = tl::blockPipeline();
     pm.run(*blockIR);
-    tl::runBlock(*blockIR, launch, block);
-  }, blockMsg);
-  if (b != Outcome::Skipped) {
-    if ((s == Outcome::Faulted) != (b == Outcome::Faulted)) std::abort();  // one faulted, the other ran
-    if (s == Outcome::Ran && !agree(scalar, block)) std::abort();
+  } catch (const tl::IRError&) {
+    return note("the block pipeline rejected the IR"), 0;
   }
+  Outcome sp = attempt([&] { tl::runScalar(*blockIR, launch, passed); }, passedMsg);
+  if (sp == Outcome::Skipped) return note("tl-scalar after the passes skipped"), 0;
+  if (s == Outcome::Ran && (sp == Outcome::Faulted || !agree(scalar, passed))) std::abort();
+  Outcome b = attempt([&] { tl::runBlock(*blockIR, launch, block); }, blockMsg);
+  if (b != Outcome::Skipped) {
+    if ((sp == Outcome::Faulted) != (b == Outcome::Faulted)) std::abort();  // one faulted, the other ran
+    if (sp == Outcome::Ran && !agree(passed, block)) std::abort();
+  }
+  if (s == Outcome::Faulted && sp == Outcome::Ran) return note("a fault in code the passes removed"), 0;
   if (s == Outcome::Faulted) return note("tl-scalar and tl-block faulted alike"), 0;
   Outcome t = attempt([&] {
     tl::ThreadCompilation tc = tl::compileToThreadIR(*ir, launch);
