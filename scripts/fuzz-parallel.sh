@@ -5,7 +5,7 @@
 #   bash scripts/fuzz-parallel.sh SECONDS OUT_DIR NAME=WORKERS...
 #   e.g. bash scripts/fuzz-parallel.sh 480 /tmp/fz frontend=3 launch=3 ir=3 npy=3 cache=2 differential=2
 #
-# Binaries: $TL_FUZZ_BIN (default build-fuzz/tests/fuzz, what scripts/fuzz.sh builds); each
+# Binaries: $TL_FUZZ_BIN (default build-sanitize/tests/fuzz, what scripts/fuzz.sh builds); each
 # fuzz_<name> may also be there gzipped (fuzz_<name>.gz, as carried to the GPU machine). Each
 # harness starts from tests/fuzz/corpus/<name> (copied into OUT_DIR/<name>/corpus) with its
 # dictionary. Every worker runs SECONDS; findings go to OUT_DIR/<name>/. Prints, and writes as
@@ -14,7 +14,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 secs="$1"; out="$2"; shift 2
-bin="${TL_FUZZ_BIN:-$root/build-fuzz/tests/fuzz}"
+bin="${TL_FUZZ_BIN:-$root/build-sanitize/tests/fuzz}"
 mkdir -p "$out"
 pids=()
 for spec in "$@"; do

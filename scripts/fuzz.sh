@@ -3,12 +3,13 @@
 #
 #   bash scripts/fuzz.sh [SECONDS_PER_HARNESS] [harness...]     (default 60 s, every harness)
 #
-# Configures a clang build in build-fuzz with -DTL_FUZZ=ON, builds fuzz_<name> (libFuzzer + ASan
-# + UBSan), and runs each for the given time on a copy of its checked-in corpus
-# (build-fuzz/corpus/<name>, so tests/fuzz/corpus only grows when you copy inputs back) with its
-# dictionary. The libraries are built with -fsanitize=fuzzer-no-link,address,undefined, so the
-# coverage libFuzzer follows is the library code's, not only the harness's. Crashes, leaks and timeouts go to build-fuzz/findings/<name>/. Prints each harness's
-# execs, execs/s and coverage; exit 1 when any harness found something.
+# Builds fuzz_<name> (libFuzzer + ASan + UBSan) in the sanitizer build, build-sanitize
+# (scripts/sanitize.sh configures it: the libraries carry -fsanitize=fuzzer-no-link, so the
+# coverage libFuzzer follows is the library code's, not only the harness's), and runs each for
+# the given time on a copy of its checked-in corpus (build-sanitize/corpus/<name>, so
+# tests/fuzz/corpus only grows when you copy inputs back) with its dictionary. Crashes, leaks and
+# timeouts go to build-sanitize/findings/<name>/. Prints each harness's execs, execs/s and
+# coverage; exit 1 when any harness found something.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 secs="${1:-60}"
@@ -16,15 +17,10 @@ shift || true
 all=(frontend launch ir npy cache differential)
 harnesses=("$@")
 [[ ${#harnesses[@]} -eq 0 ]] && harnesses=("${all[@]}")
-build="$root/build-fuzz"
+build="$root/build-sanitize"
 jobs="${TL_FUZZ_JOBS:-2}"
 
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DTL_FUZZ=ON "${launcher[@]}" \
-  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
-  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+bash "$root/scripts/sanitize.sh" --configure  # clang, ASan + UBSan, -DTL_FUZZ=ON
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"

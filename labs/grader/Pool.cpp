@@ -23,22 +23,11 @@
 #include <thread>
 
 #include "grader/Grader.h"
+#include "runtime/Sanitizers.h"  // kAddressSanitizer: no RLIMIT_AS under ASan
 
 namespace tl::grade {
 
 namespace fs = std::filesystem;
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;  // its shadow memory needs a huge address space
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 
 GradeResult resultFromJson(const nlohmann::json& j) {
   GradeResult r;

@@ -5,6 +5,8 @@
 // line. Anything that could block or fill memory without the fix runs in a child process with
 // a time and an address-space limit, so the test fails instead of hanging or exhausting memory.
 #include <gtest/gtest.h>
+
+#include "runtime/Sanitizers.h"
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -194,9 +196,9 @@ TEST(BoundedRead, StageToolsRefuseDevicesAndFifos) {
   ASSERT_EQ(mkfifo((dir / "fifo.tl").c_str(), 0600), 0);
   ASSERT_EQ(mkfifo((dir / "fifo.npy").c_str(), 0600), 0);
   auto run = [&](const std::string& args, int* status) {
-    // ulimit -v: without the fix /dev/zero grows until the allocation fails, never past 2 GiB.
-    std::string cmd = "cd " + dir.path() + " && timeout 60 sh -c 'ulimit -v 2097152; exec " + exe + " " + args +
-                      "' > log.txt 2>&1";
+    // A 2 GiB cap (ulimit -v, or ASan's RSS limit): without the fix /dev/zero grows until it.
+    std::string cmd = "cd " + dir.path() + " && timeout 60 sh -c '" + shellMemoryLimit(2048) + "exec " + exe + " " +
+                      args + "' > log.txt 2>&1";
     *status = std::system(cmd.c_str());
     std::ifstream log(dir / "log.txt");
     return std::string(std::istreambuf_iterator<char>(log), {});

@@ -4,6 +4,8 @@
 // neither reads nor writes; and the tl-ptx executable itself, without a driver, compiles every
 // kernel, says the GPU step was skipped, writes the PTX and a results JSON per kernel.
 #include <gtest/gtest.h>
+
+#include "runtime/Sanitizers.h"
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -186,7 +188,7 @@ TEST(TlPtx, ASpecialFileInTheCacheIsAMissNotAHang) {
   TempDir dir;
   auto run = [&](int* status) {
     std::string cmd = "cd " + dir.path() + " && TL_LIBCUDA=/nonexistent/libcuda.so.1 TL_CACHE_DIR=" + dir.path() +
-                      "/cache timeout 120 sh -c 'ulimit -v 4194304; exec " + exe + " " + TL_SOURCE_DIR +
+                      "/cache timeout 120 sh -c '" + shellMemoryLimit(4096) + "exec " + exe + " " + TL_SOURCE_DIR +
                       "/kernels/vector_add.tl' > log.txt 2>&1";
     *status = std::system(cmd.c_str());
     std::ifstream logFile(fs::path(dir.path()) / "log.txt");
