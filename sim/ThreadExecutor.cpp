@@ -38,6 +38,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ir/FileRead.h"  // formatByteLimit
 #include "ir/Verifier.h"
 #include "sim/ElementOps.h"
 #include "sim/Program.h"
@@ -329,7 +330,7 @@ class Executor {
     if (recordBytes() <= opts_.maxRecordBytes) return;
     if (blockLinear_ > 0) throw RecordCapReached{};
     fail(op, "the simulator's record of block 0 (every warp instruction and memory access, for the timing and "
-             "memory models) outgrew its cap of " + std::to_string(opts_.maxRecordBytes >> 20) + " MiB after " +
+             "memory models) outgrew its cap of " + formatByteLimit(uint64_t(opts_.maxRecordBytes)) + " after " +
              std::to_string(result_.stats.warpInstructions) + " warp instructions, while running this op; one "
              "block must fit: run a smaller launch (--set), or raise the cap (tl-sim --trace-memory MiB)");
   }
