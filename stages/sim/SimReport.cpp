@@ -408,8 +408,9 @@ double numberAt(const nlohmann::json& m, const char* ptr) {
 // as text), grid and num_warps.
 bool sameLaunch(const nlohmann::json& m, const Json& launch) {
   if (!m.contains("sizes") || !m["sizes"].is_object() || !m.contains("grid") || !m.contains("num_warps")) return false;
-  return m["sizes"] == nlohmann::json::parse(launch["sizes"].dump()) &&
-         m["grid"] == nlohmann::json::parse(launch["grid"].dump()) && m["num_warps"] == launch["num_warps"];
+  // Both sides as nlohmann::json (clang's C++20 finds json == ordered_json ambiguous).
+  auto plain = [&](const char* key) { return nlohmann::json::parse(launch[key].dump()); };
+  return m["sizes"] == plain("sizes") && m["grid"] == plain("grid") && m["num_warps"] == plain("num_warps");
 }
 
 Json measuredJson(const nlohmann::json& m, const KernelRun& k, const std::string& sourceSha256, const Json& launch) {
