@@ -312,7 +312,7 @@ TEST(SimReportFields, MeasuredH200FileIsTimedAndMatchesTheSource) {
   EXPECT_EQ(nlohmann::json::parse(j["sizes"].dump()), nlohmann::json::parse(r.json["launch"]["sizes"].dump()));
   EXPECT_GT(j["median_us"].get<double>(), 0.0);
   if (m.contains("source_sha256")) {
-    EXPECT_EQ(j["source_matches"], m["source_sha256"] == r.json["source"]["sha256"]);
+    EXPECT_EQ(j["source_matches"], m["source_sha256"].dump() == r.json["source"]["sha256"].dump());
   }
   EXPECT_NE(r.summary.find("us median"), std::string::npos) << r.summary;
 }

@@ -37,7 +37,8 @@ std::vector<int64_t> vecs(const Function& fn, OpKind kind) {
 class KernelLayouts : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(KernelLayouts, EveryTileHasALayoutAndAccessesAreSound) {
-  auto [name, warps] = GetParam();
+  auto [name, w] = GetParam();
+  const int warps = w;  // a lambda below uses it (clang 14 cannot capture a structured binding)
   auto k = compileWithLayouts(name, warps);
   ASSERT_TRUE(k);
   const Function& fn = *k->ir;
