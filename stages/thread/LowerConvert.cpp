@@ -40,7 +40,10 @@ Value* Lowerer::exchangeViaShared(Value* regs, const Type& srcT, const Type& dst
   int bytes = dtypeBytes(srcT.dtype);
   Value* base = sharedBase(srcT.numel() * bytes, purpose);
   LayoutGeom gs = LayoutGeom::of(*srcT.layout, srcT.shape);
-  stShared(sharedAddr(linearIndex(gs, srcT.shape), bytes, base), regs, ownerMask(gs));
+  // (One op-making call per statement: C++ leaves the order of arguments open, and the IR must
+  // not depend on the compiler.)
+  Value* mask = ownerMask(gs);
+  stShared(sharedAddr(linearIndex(gs, srcT.shape), bytes, base), regs, mask);
   barrier();
   // The source element each destination register reads, row-major in the source shape.
   LayoutGeom gd = LayoutGeom::of(*dstT.layout, dstT.shape);

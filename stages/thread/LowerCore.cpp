@@ -279,7 +279,11 @@ Value* Lowerer::regOffsets(const LayoutGeom& g, int d) {
   if (g.regStride[d] * g.e[d] != n) digit = andC(digit, g.e[d] - 1);
   if (g.e[d] == g.spt[d]) return digit;                    // one repetition: offset = i
   if (g.spt[d] == 1) return mulC(digit, g.tile[d]);       // one element per repetition
-  return bin(OpKind::Add, mulC(divC(digit, g.spt[d]), g.tile[d]), andC(digit, g.spt[d] - 1));
+  // One statement per op: C++ leaves the order of a call's arguments open (g++ and clang differ),
+  // and the IR must not depend on the compiler.
+  Value* within = andC(digit, g.spt[d] - 1);
+  Value* rep = mulC(divC(digit, g.spt[d]), g.tile[d]);
+  return bin(OpKind::Add, rep, within);
 }
 
 Value* Lowerer::unwrapped(const LayoutGeom& g, int d) {

@@ -26,8 +26,14 @@ void Lowerer::lowerDot(const Op& op) {
 
   // 1. staging
   LayoutGeom ga = LayoutGeom::of(*aT.layout, aT.shape), gb = LayoutGeom::of(*bT.layout, bT.shape);
-  stShared(sharedAddr(linearIndex(ga, aT.shape), bytes, aBase), get(op.operand(0)), ownerMask(ga));
-  stShared(sharedAddr(linearIndex(gb, bT.shape), bytes, bBase), get(op.operand(1)), ownerMask(gb));
+  // (One op-making call per statement: C++ leaves the order of arguments open, and the IR must
+  // not depend on the compiler.)
+  Value* maskA = ownerMask(ga);
+  Value* valA = get(op.operand(0));
+  stShared(sharedAddr(linearIndex(ga, aT.shape), bytes, aBase), valA, maskA);
+  Value* maskB = ownerMask(gb);
+  Value* valB = get(op.operand(1));
+  stShared(sharedAddr(linearIndex(gb, bT.shape), bytes, bBase), valB, maskB);
   barrier();
 
   // 2. the k loop. Row addresses of A and column addresses of B for every accumulator register.

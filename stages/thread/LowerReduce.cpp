@@ -75,7 +75,8 @@ void Lowerer::lowerReduce(const Op& op) {
   Type accScalar = Type::scalar(acc);
   if (kind == "sum" && g.wraps(ad)) {  // replicas along the axis must not be counted twice
     Value* own = cmpC("lt", unwrapped(g, ad), g.full[ad]);
-    x = b_.select(splatTo(own, g.numRegs), x, constOf(accScalar, -0.0, 0, g.numRegs));
+    Value* zero = constOf(accScalar, -0.0, 0, g.numRegs);  // first: the IR must not depend on argument order
+    x = b_.select(splatTo(own, g.numRegs), x, zero);
   }
   // 1. in-thread
   if (g.e[ad] > 1) {
@@ -101,7 +102,8 @@ void Lowerer::lowerReduce(const Op& op) {
     Value* base = sharedBase(g.wpc[ad] * numOut * bytes, "reduce across warps");
     Value* lin = linearIndex(out, outShape);
     Value* slot = bin(OpKind::Add, splatTo(mulC(warpDigit(g, ad), numOut), out.numRegs), lin);
-    stShared(sharedAddr(slot, bytes, base), x, ownerMask(out, /*freeWarpDim=*/ad));
+    Value* mask = ownerMask(out, /*freeWarpDim=*/ad);  // first: the IR must not depend on argument order
+    stShared(sharedAddr(slot, bytes, base), x, mask);
     barrier();
     Value* r = ldShared(sharedAddr(lin, bytes, base), acc);
     for (int64_t w = 1; w < g.wpc[ad]; ++w)
@@ -177,7 +179,8 @@ void Lowerer::lowerArgmax(const Op& op) {
     Value* ri = ldShared(sharedAddr(lin, 4, ibase), DType::I32);
     for (int64_t w = 1; w < g.wpc[ad]; ++w) {
       Value* s = addC(lin, w * numOut);
-      pick(rv, ri, ldShared(sharedAddr(s, vb, vbase), inT.dtype), ldShared(sharedAddr(s, 4, ibase), DType::I32));
+      Value* index = ldShared(sharedAddr(s, 4, ibase), DType::I32);  // first: argument order is open in C++
+      pick(rv, ri, ldShared(sharedAddr(s, vb, vbase), inT.dtype), index);
     }
     barrier();
     idx = ri;
