@@ -111,6 +111,7 @@ class KernelEmitter {
   void predicatedGlobalStore(llvm::Value* addr, llvm::Value* pred, llvm::Value* group, DType d, unsigned vec);
   // Runs `body` only when `pred` holds (a branch); body may return a value merged with `otherwise`.
   llvm::Value* ifThen(llvm::Value* pred, const std::function<llvm::Value*()>& body, llvm::Value* otherwise);
+  void declareShared();  // shared_, when the function uses shared memory
   llvm::Value* sharedAddress(const Op& op, llvm::Value* byteOffset);
   llvm::Value* toMemory(llvm::Value* v, DType d);    // register -> memory form (i1 -> i8)
   llvm::Value* fromMemory(llvm::Value* v, DType d);  // memory -> register form (i8 -> i1)

@@ -169,12 +169,7 @@ llvm::Function* KernelEmitter::emit() {
   llvm::DIBuilder dib(module_);
   if (opts_.lineInfo) beginLineInfo(dib);
 
-  if (fn_.sharedBytes > 0) {
-    auto* arr = llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(fn_.sharedBytes));
-    shared_ = new llvm::GlobalVariable(module_, arr, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arr),
-                                       "tl_shared", nullptr, llvm::GlobalValue::NotThreadLocal, kShared);
-    shared_->setAlignment(llvm::Align(16));
-  }
+  declareShared();
 
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel_));
   const Op* term = emitRegion(fn_.body);
