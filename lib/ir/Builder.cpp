@@ -105,6 +105,25 @@ void Builder::store(Value* ptr, Value* value, Value* mask) {
   create(OpKind::Store, std::move(ops), {});
 }
 
+Value* Builder::atomicRMW(const std::string& kind, Value* ptr, Value* val, Value* mask, const std::string& sem,
+                          const std::string& scope) {
+  std::vector<Value*> ops{ptr, val};
+  if (mask) ops.push_back(mask);
+  return create(OpKind::AtomicRMW, std::move(ops), {val->type}, {{"kind", kind}, {"sem", sem}, {"scope", scope}})
+      ->result();
+}
+
+Value* Builder::atomicCAS(Value* ptr, Value* cmp, Value* val, Value* mask, const std::string& sem,
+                          const std::string& scope) {
+  std::vector<Value*> ops{ptr, cmp, val};
+  if (mask) ops.push_back(mask);
+  return create(OpKind::AtomicCAS, std::move(ops), {val->type}, {{"sem", sem}, {"scope", scope}})->result();
+}
+
+void Builder::debugBarrier() { create(OpKind::DebugBarrier, {}, {}); }
+
+Value* Builder::fma(Value* a, Value* b, Value* c) { return create(OpKind::Fma, {a, b, c}, {a->type})->result(); }
+
 Value* Builder::reduce(const std::string& kind, Value* x, int axis) {
   return create(OpKind::Reduce, {x}, {x->type.withShape(reducedShape(x->type.shape, axis))},
                 {{"kind", kind}, {"axis", int64_t(axis)}})
@@ -137,6 +156,17 @@ Op* Builder::forOp(Value* lo, Value* hi, Value* step, const std::vector<Value*>&
 Op* Builder::ifOp(Value* cond, const std::vector<Type>& resultTypes) {
   return create(OpKind::If, {cond}, resultTypes, {}, 2);
 }
+
+Op* Builder::whileOp(const std::vector<Value*>& inits) {
+  std::vector<Type> types;
+  for (Value* v : inits) types.push_back(v->type);
+  Op* op = create(OpKind::While, inits, types, {}, 2);
+  for (auto& r : op->regions)
+    for (Value* v : inits) r->addArg(v->type, v->name);
+  return op;
+}
+
+void Builder::condition(Value* cond) { create(OpKind::Condition, {cond}, {}); }
 
 void Builder::yield(const std::vector<Value*>& values) { create(OpKind::Yield, values, {}); }
 

@@ -55,6 +55,17 @@ class Builder {
   Value* load(Value* ptr, Value* mask = nullptr, Value* other = nullptr);
   void store(Value* ptr, Value* value, Value* mask = nullptr);
 
+  // --- atomics (BlockOps.def): the old values. kind: "add|max|min|and|or|xor|xchg";
+  // sem: "acq_rel|acquire|release|relaxed"; scope: "gpu|cta|sys".
+  Value* atomicRMW(const std::string& kind, Value* ptr, Value* val, Value* mask = nullptr,
+                   const std::string& sem = "acq_rel", const std::string& scope = "gpu");
+  Value* atomicCAS(Value* ptr, Value* cmp, Value* val, Value* mask = nullptr, const std::string& sem = "acq_rel",
+                   const std::string& scope = "gpu");
+  void debugBarrier();
+
+  // --- elementwise with three operands
+  Value* fma(Value* a, Value* b, Value* c);  // a*b + c, one rounding
+
   // --- reductions
   Value* reduce(const std::string& kind, Value* x, int axis);  // "sum" | "max" | "min"
   Value* argmax(Value* x, int axis);
@@ -64,6 +75,11 @@ class Builder {
   // body's arguments — iv then one per init — are created here) and ends them with yield().
   Op* forOp(Value* lo, Value* hi, Value* step, const std::vector<Value*>& inits);
   Op* ifOp(Value* cond, const std::vector<Type>& resultTypes);
+  // while (BlockOps.def): the op with its two regions, each given one argument per init (named
+  // as the init); the caller fills region 0 ("cond", ending in condition()) and region 1
+  // ("body", ending in yield() of the next values). Results: the final carried values.
+  Op* whileOp(const std::vector<Value*>& inits);
+  void condition(Value* cond);  // ends a while's cond region; cond is an i1 scalar
   void yield(const std::vector<Value*>& values);
   void ret();
 

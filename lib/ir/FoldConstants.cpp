@@ -3,7 +3,8 @@
 //
 // Expects: verified block IR.
 // Guarantees: every folded value is bit-for-bit what tl-scalar and tl-block compute at run time:
-//   - i32 / i64 arithmetic wraps (two's complement: computed in uint32_t / uint64_t);
+//   - i32 / i64 arithmetic wraps (two's complement: computed in uint32_t / uint64_t); shl/shr
+//     by an amount outside [0, bits) give 0 / the sign fill; umulhi is the unsigned high half;
 //   - int `/` and `%` truncate toward zero (C); x/0, x%0, MIN/-1 and MIN%-1 are left alone
 //     (the interpreters decide what happens at run time);
 //   - f32 is computed in float, not double (the double attribute is cast to float, the op is
@@ -36,6 +37,8 @@ int64_t minOf(DType d) {
   return d == DType::I32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
 }
 
+int bitsOf(DType d) { return d == DType::I32 ? 32 : 64; }
+
 // a op b on ints of dtype d (operands already wrapped to d). i1 only has the bitwise ops.
 std::optional<int64_t> foldIntBinary(OpKind kind, DType d, int64_t a, int64_t b) {
   bool bitwise = kind == OpKind::And || kind == OpKind::Or || kind == OpKind::Xor;
@@ -53,6 +56,17 @@ std::optional<int64_t> foldIntBinary(OpKind kind, DType d, int64_t a, int64_t b)
     case OpKind::And: return a & b;
     case OpKind::Or: return a | b;
     case OpKind::Xor: return a ^ b;
+    // shl/shr: an amount outside [0, bits) gives 0 (shl) or the sign fill (shr), as at run time
+    // (runtime/FloatOps.h's intShl/intShr, which this library cannot include).
+    case OpKind::Shl:
+      if (b < 0 || b >= bitsOf(d)) return 0;
+      return wrapInt(d, static_cast<int64_t>(uint64_t(a) << b));
+    case OpKind::Shr:
+      if (b < 0 || b >= bitsOf(d)) return a < 0 ? -1 : 0;
+      return a >> b;
+    case OpKind::Umulhi:
+      if (d == DType::I32) return wrapInt(d, static_cast<int64_t>((uint64_t(uint32_t(a)) * uint64_t(uint32_t(b))) >> 32));
+      return static_cast<int64_t>(uint64_t((static_cast<unsigned __int128>(uint64_t(a)) * uint64_t(b)) >> 64));
     default: return std::nullopt;
   }
 }
@@ -94,6 +108,12 @@ std::optional<float> foldFloatUnary(OpKind kind, float a) {
     case OpKind::Sqrt: return std::sqrt(a);
     case OpKind::Rsqrt: return 1.0f / std::sqrt(a);
     case OpKind::Sigmoid: return 1.0f / (1.0f + std::exp(-a));
+    case OpKind::Log2: return std::log2(a);  // log2f, cosf, sinf, floorf, ceilf, erff
+    case OpKind::Cos: return std::cos(a);
+    case OpKind::Sin: return std::sin(a);
+    case OpKind::Floor: return std::floor(a);
+    case OpKind::Ceil: return std::ceil(a);
+    case OpKind::Erf: return std::erf(a);
     default: return std::nullopt;
   }
 }
@@ -190,6 +210,10 @@ bool foldElementwise(Op& op, const std::vector<ConstValue>& in) {
     if (isInt(d)) return setIntResult(op, foldIntUnary(op.kind, d, in[0].i));
     return setFloatResult(op, foldFloatUnary(op.kind, static_cast<float>(in[0].f)));
   }
+  if (in.size() == 3) {  // fma (f32: fmaf, one rounding; it has no integer form)
+    if (op.kind != OpKind::Fma || isInt(d)) return false;
+    return setFloatResult(op, std::fma(static_cast<float>(in[0].f), static_cast<float>(in[1].f), static_cast<float>(in[2].f)));
+  }
   if (in.size() != 2) return false;
   if (isInt(d)) return setIntResult(op, foldIntBinary(op.kind, d, in[0].i, in[1].i));
   return setFloatResult(op, foldFloatBinary(op.kind, static_cast<float>(in[0].f), static_cast<float>(in[1].f)));
@@ -243,7 +267,7 @@ bool foldOp(Op& op, DeferredEdits& edits) {
       becomeConstant(op, attrOf(in[0]));
       return true;
     case OpCategory::Elementwise:
-      if (op.kind == OpKind::AddPtr || op.kind == OpKind::Fma) return false;
+      if (op.kind == OpKind::AddPtr) return false;
       return foldElementwise(op, in);
     case OpCategory::Reduction:
       return (op.kind == OpKind::Reduce || op.kind == OpKind::Argmax) && foldReduction(op, in[0]);

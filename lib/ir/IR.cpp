@@ -93,6 +93,14 @@ bool hasSideEffects(const Op& op) {
     case OpKind::Barrier:
     case OpKind::Yield:
     case OpKind::Return:
+    case OpKind::Condition:
+    case OpKind::AtomicRMW:
+    case OpKind::AtomicCAS:
+    case OpKind::DebugBarrier:
+    case OpKind::AtomGlobal:
+    case OpKind::AtomCasGlobal:
+      return true;
+    case OpKind::While:  // may never end: removing it would change what the kernel does
       return true;
     case OpKind::For:
     case OpKind::If: {

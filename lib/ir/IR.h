@@ -45,7 +45,7 @@ enum class OpCategory {
   Elementwise,  // result element i depends only on operand elements i
   Memory,       // load / store
   Reduction,    // reduce, argmax, dot
-  Control,      // ops with regions: for, if
+  Control,      // ops with regions: for, if, while
   Terminator,   // yield, return
   Warp,         // communication between the lanes of a warp: shuffles
   Sync,         // barriers
@@ -147,8 +147,8 @@ class Op {
   void setAttr(std::string name, Attr value);
 };
 
-// True for ops that must stay even when their results are unused: stores, barriers,
-// terminators, and for/if whose regions contain any of those.
+// True for ops that must stay even when their results are unused: stores, atomics, barriers,
+// terminators, every while (it may never end), and for/if whose regions contain any of those.
 bool hasSideEffects(const Op& op);
 
 // A kernel parameter as the user declared it.

@@ -642,6 +642,7 @@ class Parser {
     r.ops.push_back(std::move(owned));
     if (*kind == OpKind::For) parseFor(op, results, mn.loc);
     else if (*kind == OpKind::If) parseIf(op, results, mn.loc);
+    else if (*kind == OpKind::While) parseWhile(op, results, mn.loc);
     else parseGeneric(op, results, mn.loc);
     return op;
   }
@@ -711,6 +712,55 @@ class Parser {
     scopes_.emplace_back();
     declare(iv, body.arg(0));
     for (size_t i = 0; i < iterArgs.size(); ++i) declare(iterArgs[i], body.arg(i + 1));
+    std::vector<Type> types;
+    for (const auto& res : op.results) types.push_back(res->type);
+    parseRegion(body, OpKind::Yield, &types);
+    op.loc = parseOptionalLoc();
+    declareResults(op, results);
+  }
+
+  // while-op := 'while' ('iter_args' '(' VALUE '=' VALUE (',' VALUE '=' VALUE)* ')')?
+  //             attr-dict? (':' type-list)? region 'do' ('(' VALUE (',' VALUE)* ')')? region loc?
+  // The first region ends in `condition`, the second in yield of the carried values.
+  void parseWhile(Op& op, const std::vector<NameRef>& results, Loc at) {
+    std::vector<NameRef> condArgs;
+    if (isIdent("iter_args")) {
+      advance();
+      expect(Tok::LParen);
+      do {
+        condArgs.push_back(valueName());
+        expect(Tok::Equal);
+        op.operands.push_back(useValue());
+      } while (accept(Tok::Comma));
+      expect(Tok::RParen, "',' or ')' in iter_args");
+    }
+    if (atAttrDict()) op.attrs = parseAttrDict();
+    parseResults(op, results, at);
+    if (condArgs.size() != results.size())
+      fail(at, "while: " + std::to_string(condArgs.size()) + " iter_args but " + std::to_string(results.size()) +
+                   " results");
+    Region& cond = op.addRegion();
+    Region& body = op.addRegion();
+    for (const auto& res : op.results) {
+      cond.addArg(res->type);
+      body.addArg(res->type);
+    }
+    checkOp(op, at);
+    scopes_.emplace_back();
+    for (size_t i = 0; i < condArgs.size(); ++i) declare(condArgs[i], cond.arg(i));
+    parseRegion(cond, OpKind::Condition, nullptr);
+    Token doTok = expect(Tok::Ident, "'do'", "do");
+    std::vector<NameRef> bodyArgs;
+    if (accept(Tok::LParen)) {
+      do bodyArgs.push_back(valueName());
+      while (accept(Tok::Comma));
+      expect(Tok::RParen, "',' or ')' after the body's arguments");
+    }
+    if (bodyArgs.size() != op.numResults())
+      fail(doTok.loc, "while: the body needs " + std::to_string(op.numResults()) + " argument(s), got " +
+                          std::to_string(bodyArgs.size()));
+    scopes_.emplace_back();
+    for (size_t i = 0; i < bodyArgs.size(); ++i) declare(bodyArgs[i], body.arg(i));
     std::vector<Type> types;
     for (const auto& res : op.results) types.push_back(res->type);
     parseRegion(body, OpKind::Yield, &types);

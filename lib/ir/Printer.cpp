@@ -192,6 +192,7 @@ class Printer {
     indent(depth);
     if (op.kind == OpKind::For && isWellFormedFor(op)) printFor(op, depth);
     else if (op.kind == OpKind::If && isWellFormedIf(op)) printIf(op, depth);
+    else if (op.kind == OpKind::While && isWellFormedWhile(op)) printWhile(op, depth);
     else printGeneric(op, depth);
     printLoc(op.loc);
     out_ += "\n";
@@ -204,6 +205,11 @@ class Printer {
   static bool isWellFormedIf(const Op& op) {
     return op.numOperands() == 1 && op.regions.size() == 2 && op.region(0).args.empty() &&
            op.region(1).args.empty();
+  }
+
+  static bool isWellFormedWhile(const Op& op) {
+    return op.regions.size() == 2 && op.numResults() == op.numOperands() &&
+           op.region(0).args.size() == op.numOperands() && op.region(1).args.size() == op.numOperands();
   }
 
   // results = mnemonic operands {attrs} : types
@@ -242,6 +248,31 @@ class Printer {
     }
     printAttrs(op);
     printResultTypes(op);
+    printRegionBlock(body, depth);
+  }
+
+  // %r = while iter_args(%a = %init, ...) {attrs} : types { ... condition %c } do (%a.1, ...) { ... yield }
+  // (the cond region's arguments are named in iter_args, the body's after `do`; with nothing
+  // carried, both lists are left out)
+  void printWhile(const Op& op, int depth) {
+    const Region &cond = op.region(0), &body = op.region(1);
+    printResults(op);
+    out_ += "while";
+    if (op.numOperands() > 0) {
+      out_ += " iter_args(";
+      for (size_t i = 0; i < op.numOperands(); ++i)
+        out_ += (i ? ", " : "") + name(cond.arg(i)) + " = " + name(op.operand(i));
+      out_ += ")";
+    }
+    printAttrs(op);
+    printResultTypes(op);
+    printRegionBlock(cond, depth);
+    out_ += " do";
+    if (!body.args.empty()) {
+      out_ += " (";
+      for (size_t i = 0; i < body.args.size(); ++i) out_ += (i ? ", " : "") + name(body.arg(i));
+      out_ += ")";
+    }
     printRegionBlock(body, depth);
   }
 

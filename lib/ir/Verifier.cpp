@@ -75,6 +75,22 @@ bool validShape(const Type& t) {
   return t.rank() <= 2;
 }
 
+// An atomic's attributes (BlockOps.def, atomic_rmw / atomic_cas) and which dtypes its kind takes.
+bool atomicAttrs(const Op& op, Check& c, DType d) {
+  const bool cas = op.kind == OpKind::AtomicCAS || op.kind == OpKind::AtomCasGlobal;
+  if (!c.strAttrIn("sem", {"acq_rel", "acquire", "release", "relaxed"}) || !c.strAttrIn("scope", {"gpu", "cta", "sys"}))
+    return false;
+  const bool integer = d == DType::I32 || d == DType::I64;
+  if (cas) return integer || c.fail(std::string("compare-and-swap needs i32 or i64 values, got ") + dtypeName(d));
+  if (!c.strAttrIn("kind", {"add", "max", "min", "and", "or", "xor", "xchg"})) return false;
+  const std::string& kind = op.strAttr("kind");
+  if (kind == "add" || kind == "xchg") {
+    if (integer || d == DType::F32) return true;
+    return c.fail("atomic " + kind + " needs i32, i64 or f32 values, got " + dtypeName(d));
+  }
+  return integer || c.fail("atomic " + kind + " needs i32 or i64 values, got " + dtypeName(d));
+}
+
 // Thread IR: a register vector <Nx...> or a scalar.
 bool isRegs(const Type& t) { return t.rank() <= 1 && !t.layout; }
 
@@ -134,11 +150,6 @@ void verifyThreadOp(const Op& op, Check& c) {
       c.sameType(res(), n == g ? opd(0).scalarType() : opd(0).withShape({n / g}), "result");
       break;
     }
-    case OpKind::Fma:
-      if (c.operands(3, 3) && c.results(1) && c.sameType(opd(0), opd(1), "operand") && c.sameType(opd(0), opd(2), "operand") &&
-          c.sameType(opd(0), res(), "operand/result"))
-        if (res().isPtr || !isFloat(res().dtype)) c.fail("needs float operands");
-      break;
     case OpKind::ShflXor:
       if (c.operands(1, 1) && c.results(1) && c.sameType(opd(0), res(), "operand/result")) c.intAttrIn("offset", 1, 31);
       break;
@@ -179,6 +190,20 @@ void verifyThreadOp(const Op& op, Check& c) {
       if (opd(1).isPtr) { c.fail("shared memory holds no pointers"); break; }
       if (op.numOperands() == 3 && c.isMask(opd(2))) c.sameShape(opd(2), opd(1), "mask/value");
       break;
+    case OpKind::AtomGlobal:
+    case OpKind::AtomCasGlobal: {
+      const size_t values = op.kind == OpKind::AtomCasGlobal ? 2 : 1;
+      if (!(c.operands(1 + values, 2 + values) && c.results(1))) break;
+      if (!opd(0).isPtr) { c.fail("operand must be pointers, got " + str(opd(0))); break; }
+      Type elem = opd(0);
+      elem.isPtr = false;
+      if (!c.sameType(res(), elem, "result/pointee")) break;
+      for (size_t k = 1; k <= values; ++k)
+        if (!c.sameType(opd(k), elem, "value/pointee")) break;
+      if (!c.err.empty() || !atomicAttrs(op, c, elem.dtype)) break;
+      if (op.numOperands() == 2 + values && c.isMask(opd(1 + values))) c.sameShape(opd(1 + values), res(), "mask/result");
+      break;
+    }
     case OpKind::Barrier:
       c.operands(0, 0) && c.results(0);
       break;
@@ -295,7 +320,8 @@ std::optional<std::string> verifyOp(const Op& op) {
         if (res().isPtr || !isInt(res().dtype)) c.fail("needs an integer or i1 operand, got " + str(res()));
       break;
     case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Sqrt: case OpKind::Rsqrt:
-    case OpKind::Sigmoid:
+    case OpKind::Sigmoid: case OpKind::Log2: case OpKind::Cos: case OpKind::Sin: case OpKind::Floor:
+    case OpKind::Ceil: case OpKind::Erf:
       if (c.operands(1, 1) && c.results(1) && c.sameType(opd(0), res(), "operand/result"))
         if (res().isPtr || !isFloat(res().dtype)) c.fail("needs a float operand, got " + str(res()));
       break;
@@ -309,6 +335,17 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
           c.sameType(opd(0), res(), "operand/result"))
         if (res().isPtr || !isInt(res().dtype)) c.fail("needs integer or i1 operands, got " + str(res()));
+      break;
+    case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi:
+      if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
+          c.sameType(opd(0), res(), "operand/result"))
+        if (res().isPtr || (res().dtype != DType::I32 && res().dtype != DType::I64))
+          c.fail("needs i32 or i64 operands, got " + str(res()));
+      break;
+    case OpKind::Fma:
+      if (c.operands(3, 3) && c.results(1) && c.sameType(opd(0), opd(1), "operand") && c.sameType(opd(0), opd(2), "operand") &&
+          c.sameType(opd(0), res(), "operand/result"))
+        if (res().isPtr || !isFloat(res().dtype)) c.fail("needs float operands, got " + str(res()));
       break;
     case OpKind::Cmp:
       if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
@@ -350,6 +387,24 @@ std::optional<std::string> verifyOp(const Op& op) {
         c.sameLayout(opd(2), opd(1), "mask/value");
       break;
     }
+    case OpKind::AtomicRMW:
+    case OpKind::AtomicCAS: {
+      const size_t values = op.kind == OpKind::AtomicCAS ? 2 : 1;
+      if (!(c.operands(1 + values, 2 + values) && c.results(1))) break;
+      if (!opd(0).isPtr) { c.fail("operand must be a pointer, got " + str(opd(0))); break; }
+      Type elem = opd(0);
+      elem.isPtr = false;
+      if (!c.sameType(res(), elem, "result/pointee")) break;
+      for (size_t k = 1; k <= values; ++k)
+        if (!c.sameType(opd(k), elem, "value/pointee")) break;
+      if (!c.err.empty() || !atomicAttrs(op, c, elem.dtype)) break;
+      if (op.numOperands() == 2 + values && c.isMask(opd(1 + values)) && c.sameShape(opd(1 + values), res(), "mask/result"))
+        c.sameLayout(opd(1 + values), res(), "mask/result");
+      break;
+    }
+    case OpKind::DebugBarrier:
+      c.operands(0, 0) && c.results(0);
+      break;
     case OpKind::Reduce:
     case OpKind::Argmax: {
       if (!(c.operands(1, 1) && c.results(1))) break;
@@ -405,6 +460,25 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (op.regions.size() != 2) { c.fail("needs a then and an else region"); break; }
       for (const auto& r : op.regions)
         if (!r->args.empty()) c.fail("branches take no arguments");
+      break;
+    case OpKind::While: {
+      if (!c.operands(0, 1u << 20)) break;
+      if (op.numResults() != op.numOperands()) { c.fail("needs one result per carried value"); break; }
+      for (size_t i = 0; i < op.numResults(); ++i)
+        if (!c.sameType(res(i), opd(i), "carried value/result")) break;
+      if (!c.err.empty()) break;
+      if (op.regions.size() != 2) { c.fail("needs a cond and a body region"); break; }
+      for (const auto& r : op.regions) {
+        if (r->args.size() != op.numResults()) { c.fail("cond and body need one argument per carried value"); break; }
+        for (size_t i = 0; i < op.numResults(); ++i)
+          if (!c.sameType(r->arg(i)->type, res(i), "region argument/result")) break;
+        if (!c.err.empty()) break;
+      }
+      break;
+    }
+    case OpKind::Condition:
+      if (c.operands(1, 1) && c.results(0) && opd(0) != Type::scalar(DType::I1))
+        c.fail("condition must be an i1 scalar, got " + str(opd(0)));
       break;
     case OpKind::Yield:
       c.results(0);
@@ -492,6 +566,11 @@ struct FunctionVerifier {
         std::vector<Type> types;
         for (const auto& res : op.results) types.push_back(res->type);
         for (const auto& sub : op.regions) region(*sub, OpKind::Yield, &types);
+      } else if (op.kind == OpKind::While && op.regions.size() == 2) {
+        std::vector<Type> types;
+        for (const auto& res : op.results) types.push_back(res->type);
+        region(op.region(0), OpKind::Condition, nullptr);
+        region(op.region(1), OpKind::Yield, &types);
       } else if (!op.regions.empty()) {
         error(op.loc, std::string(mnemonic(op.kind)) + " cannot have regions");
       }

@@ -1,10 +1,11 @@
-// Float rules every engine shares where IEEE and C++ leave a choice: maximum/minimum propagate
+// Float and integer rules every engine shares where IEEE and C++ leave a choice: maximum/minimum propagate
 // NaN (as PTX max.NaN.f32 does) and order the zeros (+0 beats -0 for maximum, -0 beats +0 for
 // minimum). tl-scalar and the executor call these; tl-block uses branch-free forms of the same
 // rules (stages/block/TileKernels.cpp) and is tested bit-for-bit against tl-scalar.
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -40,6 +41,12 @@ inline float floatUnary(OpKind kind, float v) {
     case OpKind::Sqrt: return sqrtf(v);
     case OpKind::Rsqrt: return 1.0f / sqrtf(v);
     case OpKind::Sigmoid: return 1.0f / (1.0f + expf(-v));
+    case OpKind::Log2: return log2f(v);
+    case OpKind::Cos: return cosf(v);
+    case OpKind::Sin: return sinf(v);
+    case OpKind::Floor: return floorf(v);
+    case OpKind::Ceil: return ceilf(v);
+    case OpKind::Erf: return erff(v);
     default: throw std::logic_error(std::string("floatUnary: ") + mnemonic(kind) + " is not a unary float op");
   }
 }
@@ -57,6 +64,37 @@ inline float floatBinary(OpKind kind, float x, float y) {
     case OpKind::Minimum: return floatMinimum(x, y);
     default: throw std::logic_error(std::string("floatBinary: ") + mnemonic(kind) + " is not a binary float op");
   }
+}
+
+// fma(a, b, c) = a*b + c rounded once (fmaf); f16/bf16 callers round the f32 result to their
+// dtype afterwards (the exact product of two f16 values fits f32's significand, so that is one
+// rounding of a*b + c to f32, then one to the dtype).
+inline float floatFma(float a, float b, float c) { return fmaf(a, b, c); }
+
+// The integer ops that C++ leaves undefined at the edges, defined once for every engine (i32
+// values are passed sign-extended in int64_t and the result is wrapped to i32 by the caller):
+//   shl(a, b): a << b; b outside [0, bits) (negative included) gives 0 (PTX shl clamps the
+//              amount to the width);
+//   shr(a, b): a >> b, arithmetic (sign-filling); b outside [0, bits) gives 0 or -1 (the sign);
+//   umulhi(a, b): the high `bits` bits of the unsigned 2*bits-bit product of a's and b's bits.
+inline int64_t intShl(DType d, int64_t a, int64_t b) {
+  const int bits = d == DType::I32 ? 32 : 64;
+  if (b < 0 || b >= bits) return 0;
+  const uint64_t r = static_cast<uint64_t>(a) << b;
+  return d == DType::I32 ? static_cast<int32_t>(static_cast<uint32_t>(r)) : static_cast<int64_t>(r);
+}
+inline int64_t intShr(DType d, int64_t a, int64_t b) {
+  const int bits = d == DType::I32 ? 32 : 64;
+  if (b < 0 || b >= bits) return a < 0 ? -1 : 0;
+  return a >> b;  // C++20: arithmetic on signed values
+}
+inline int64_t intUmulhi(DType d, int64_t a, int64_t b) {
+  if (d == DType::I32) {
+    const uint64_t p = uint64_t(static_cast<uint32_t>(a)) * uint64_t(static_cast<uint32_t>(b));
+    return static_cast<int32_t>(static_cast<uint32_t>(p >> 32));
+  }
+  const unsigned __int128 p = static_cast<unsigned __int128>(static_cast<uint64_t>(a)) * static_cast<uint64_t>(b);
+  return static_cast<int64_t>(static_cast<uint64_t>(p >> 64));
 }
 
 }  // namespace tl

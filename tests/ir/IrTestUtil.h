@@ -165,9 +165,10 @@ inline std::unique_ptr<Function> buildKitchenSink() {
   // elementwise
   Value* u = x;
   for (OpKind k : {OpKind::Neg, OpKind::Exp, OpKind::Exp2, OpKind::Log, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Abs,
-                   OpKind::Sigmoid}) {
+                   OpKind::Sigmoid, OpKind::Log2, OpKind::Cos, OpKind::Sin, OpKind::Floor, OpKind::Ceil, OpKind::Erf}) {
     at(b); u = b.unary(k, u);
   }
+  at(b); u = b.fma(u, x2, x);
   for (OpKind k : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Rem, OpKind::Maximum,
                    OpKind::Minimum}) {
     at(b); u = b.binary(k, u, x2);
@@ -176,7 +177,8 @@ inline std::unique_ptr<Function> buildKitchenSink() {
   for (OpKind k : {OpKind::Not, OpKind::Neg, OpKind::Abs}) {
     at(b); iv = b.unary(k, iv);
   }
-  for (OpKind k : {OpKind::Div, OpKind::Rem, OpKind::And, OpKind::Or, OpKind::Xor}) {
+  for (OpKind k : {OpKind::Div, OpKind::Rem, OpKind::And, OpKind::Or, OpKind::Xor, OpKind::Shl, OpKind::Shr,
+                   OpKind::Umulhi}) {
     at(b); iv = b.binary(k, iv, off);
   }
   at(b); Value* notMask = b.unary(OpKind::Not, mask2);
@@ -248,6 +250,32 @@ inline std::unique_ptr<Function> buildKitchenSink() {
     Builder pb(&plain->region(0));
     at(pb); pb.yield({});
   }
+  // a while loop carrying an i32 and a tile; atomics
+  at(b); Op* loop = b.whileOp({c0, d});
+  loop->result(0)->name = "i";
+  {
+    Builder cb(&loop->region(0));
+    at(cb); Value* go = cb.cmp("lt", loop->region(0).arg(0), n);
+    at(cb); cb.condition(go);
+    Builder wb(&loop->region(1));
+    at(wb); Value* next = wb.binary(OpKind::Add, loop->region(1).arg(0), c1);
+    at(wb); wb.yield({next, loop->region(1).arg(1)});
+  }
+  at(b); Op* none = b.whileOp({});
+  {
+    Builder cb(&none->region(0));
+    at(cb); cb.condition(yes);
+    Builder wb(&none->region(1));
+    at(wb); wb.yield({});
+  }
+  at(b); Value* lptrs = b.addptr(b.splat(lPtr, sq), off);
+  at(b); Value* lvals = b.convert(off, DType::I64);
+  at(b); b.atomicRMW("add", ptrs, outer->result(0), mask2);
+  at(b); b.atomicRMW("max", lptrs, lvals, nullptr, "relaxed", "cta");
+  at(b); b.atomicRMW("xchg", xPtr, alpha, nullptr, "release", "sys");
+  at(b); b.atomicCAS(lPtr, l0, l1, nullptr, "acquire", "gpu");
+  at(b); b.atomicCAS(lptrs, lvals, lvals, mask2);
+  at(b); b.debugBarrier();
   at(b); b.store(ptrs, outer->result(0), mask2);
   at(b); b.store(ptrs, sel);
   at(b); b.store(xPtr, b.binary(OpKind::Add, outer->result(1), total));
