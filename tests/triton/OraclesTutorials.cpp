@@ -269,6 +269,50 @@ OracleResult attentionBwdPreprocess(const Memory& mem, const Launch& l) {
   return res;
 }
 
+// 06 backward: with P_ij = exp2(log2(e) sm_scale q_i . k_j - M_i) (0 where j > i if CAUSAL),
+// dV = P^T dO, dP = dO V^T, dS = P * (dP - Delta[:, None]), dK = sm_scale dS^T Q,
+// dQ = sm_scale dS K; M and Delta are taken as given.
+OracleResult attentionBackward(const Memory& mem, const Launch& l) {
+  In q(mem, "Q"), k(mem, "K"), v(mem, "V"), dout(mem, "DO"), lse(mem, "M"), delta(mem, "D");
+  Out dq(mem, "DQ"), dk(mem, "DK"), dv(mem, "DV");
+  const int64_t heads = bufferNamed(mem, "Q").shape.at(0), n = l.i("N_CTX"), d = l.i("HEAD_DIM");
+  const bool causal = l.i("CAUSAL") != 0;
+  const double scale = l.f("sm_scale"), log2e = 1.0 / std::log(2.0);
+  for (int64_t zh = 0; zh < heads; ++zh) {
+    const int64_t base = zh * n * d;
+    auto at = [&](int64_t row, int64_t e) { return base + row * d + e; };
+    std::vector<double> p(static_cast<size_t>(n * n)), ds(static_cast<size_t>(n * n));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0, dp = 0;
+        for (int64_t e = 0; e < d; ++e) {
+          s += q[at(i, e)] * k[at(j, e)];
+          dp += dout[at(i, e)] * v[at(j, e)];
+        }
+        const double pij = causal && j > i ? 0.0 : std::exp2(log2e * scale * s - lse[zh * n + i]);
+        p[static_cast<size_t>(i * n + j)] = pij;
+        ds[static_cast<size_t>(i * n + j)] = pij * (dp - delta[zh * n + i]);
+      }
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t e = 0; e < d; ++e) {
+        double sv = 0, sk = 0, sq = 0;
+        for (int64_t o = 0; o < n; ++o) {
+          sv += p[static_cast<size_t>(o * n + r)] * dout[at(o, e)];   // dV_r = sum_i P_ir dO_i
+          sk += ds[static_cast<size_t>(o * n + r)] * q[at(o, e)];     // dK_r = sum_i dS_ir q_i
+          sq += ds[static_cast<size_t>(r * n + o)] * k[at(o, e)];     // dQ_r = sum_j dS_rj k_j
+        }
+        dv[at(r, e)] = sv;
+        dk[at(r, e)] = scale * sk;
+        dq[at(r, e)] = scale * sq;
+      }
+  }
+  OracleResult res;
+  dq.into(res);
+  dk.into(res);
+  dv.into(res);
+  return res;
+}
+
 // 07, libdevice: asin, erf, tanh of x.
 OracleResult libdeviceCalls(const Memory& mem, const Launch& l) {
   In x(mem, "x_ptr");
@@ -335,6 +379,7 @@ const std::vector<TritonOracle>& tutorialOracles() {
       {"t05_layer_norm_bwd_dwdb", "column sums of DW and DB", layerNormBackwardDwDb},
       {"t06_attention_fwd", "softmax(sm_scale Q K^T, causal if STAGE 3) V; log2-sum-exp",
        attentionStaged},
+      {"t06_attention_bwd", "dQ, dK, dV of softmax attention given M and Delta", attentionBackward},
       {"t06_attention_bwd_preprocess", "Delta = rowsum(O * dO)", attentionBwdPreprocess},
       {"t06_attention_descriptor", "softmax(sm_scale Q K^T) V; log2-sum-exp", attentionFull},
       {"t07_libdevice", "asin(x), erf(x), tanh(x)", libdeviceCalls},
