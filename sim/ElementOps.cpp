@@ -98,6 +98,9 @@ bool binarySlot(OpKind kind, DType d, Slot a, Slot b, Slot& out) {
       case OpKind::And: out = intSlot(d, x & y); return true;
       case OpKind::Or: out = intSlot(d, x | y); return true;
       case OpKind::Xor: out = intSlot(d, x ^ y); return true;
+      case OpKind::Shl: out = intSlot(d, intShl(d, x, y)); return true;
+      case OpKind::Shr: out = intSlot(d, intShr(d, x, y)); return true;
+      case OpKind::Umulhi: out = intSlot(d, intUmulhi(d, x, y)); return true;
       default: badKind("binarySlot on integers", kind);
     }
   }
@@ -125,7 +128,35 @@ bool compareSlot(CmpPred pred, DType d, Slot a, Slot b) {
   return isFloat(d) ? compare(pred, asF(a), asF(b)) : compare(pred, asI(a), asI(b));
 }
 
-Slot fmaSlot(DType d, Slot a, Slot b, Slot c) { return floatSlot(d, std::fmaf(asF(a), asF(b), asF(c))); }
+Slot fmaSlot(DType d, Slot a, Slot b, Slot c) { return floatSlot(d, floatFma(asF(a), asF(b), asF(c))); }
+
+AtomicKind parseAtomicKind(const std::string& kind) {
+  if (kind == "add") return AtomicKind::Add;
+  if (kind == "max") return AtomicKind::Max;
+  if (kind == "min") return AtomicKind::Min;
+  if (kind == "and") return AtomicKind::And;
+  if (kind == "or") return AtomicKind::Or;
+  if (kind == "xor") return AtomicKind::Xor;
+  return AtomicKind::Xchg;
+}
+
+Slot atomicSlot(AtomicKind kind, DType d, Slot old, Slot v, Slot cmp) {
+  if (isFloat(d)) {  // add and xchg only (the verifier's rule)
+    return kind == AtomicKind::Add ? floatSlot(d, asF(old) + asF(v)) : v;
+  }
+  const int64_t a = asI(old), b = asI(v);
+  switch (kind) {
+    case AtomicKind::Add: return intSlot(d, static_cast<int64_t>(old + v));
+    case AtomicKind::Max: return intSlot(d, a > b ? a : b);
+    case AtomicKind::Min: return intSlot(d, a < b ? a : b);
+    case AtomicKind::And: return intSlot(d, a & b);
+    case AtomicKind::Or: return intSlot(d, a | b);
+    case AtomicKind::Xor: return intSlot(d, a ^ b);
+    case AtomicKind::Xchg: return v;
+    case AtomicKind::Cas: return a == asI(cmp) ? v : old;
+  }
+  return old;
+}
 
 Slot loadElement(const uint8_t* p, DType d) {
   switch (d) {

@@ -68,14 +68,30 @@ CmpPred parseCmpPred(const std::string& pred);  // verified IR: one of the six n
 Slot convertSlot(Slot x, DType from, DType to);
 // The value of a `constant` op of dtype d (attribute `value`), as the scalar interpreter makes it.
 Slot constantSlot(const Op& op, DType d);
-// Unary elementwise ops (Neg, Not, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Sigmoid).
+// Unary elementwise ops (Neg, Not, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Sigmoid, Log2, Cos, Sin,
+// Floor, Ceil, Erf).
 Slot unarySlot(OpKind kind, DType d, Slot x);
-// Binary elementwise ops (Add ... Xor). Returns false, leaving `out` alone, for an integer
+// Binary elementwise ops (Add ... Xor, Shl, Shr, Umulhi). Returns false, leaving `out` alone, for an integer
 // division or remainder by zero (the caller reports it with the lane).
 bool binarySlot(OpKind kind, DType d, Slot a, Slot b, Slot& out);
 bool compareSlot(CmpPred pred, DType d, Slot a, Slot b);
 // a*b + c with one rounding (std::fmaf), then rounded to d (f16/bf16).
 Slot fmaSlot(DType d, Slot a, Slot b, Slot c);
+
+// What an atomic does to its element (atom_global's kind; cas is atom_cas_global).
+enum class AtomicKind : uint8_t {
+  Add,   // old + v (ints wrap; f32 rounds)
+  Max,   // max(old, v) (ints)
+  Min,   // min(old, v) (ints)
+  And,   // old & v
+  Or,    // old | v
+  Xor,   // old ^ v
+  Xchg,  // v
+  Cas,   // v if old == cmp, else old (no write)
+};
+AtomicKind parseAtomicKind(const std::string& kind);  // verified IR: add|max|min|and|or|xor|xchg
+// The value an atomic leaves at its address, given the old one there (tl-scalar's rules).
+Slot atomicSlot(AtomicKind kind, DType d, Slot old, Slot v, Slot cmp);
 
 // Reads / writes one element of dtype d at p (little-endian bytes, as Memory stores them).
 Slot loadElement(const uint8_t* p, DType d);

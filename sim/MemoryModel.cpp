@@ -51,7 +51,7 @@ void scaleReport(MemoryReport& r, double f) {
   for (auto& i : r.instructions) i.counters.scale(f);
   for (auto& l : r.lines) l.counters.scale(f);
   MemTotals& t = r.totals;
-  for (MemCounters* c : {&t.globalLoad, &t.globalStore, &t.sharedLoad, &t.sharedStore}) c->scale(f);
+  for (MemCounters* c : {&t.globalLoad, &t.globalStore, &t.sharedLoad, &t.sharedStore, &t.globalAtomic}) c->scale(f);
   for (int64_t* v : {&t.l2ReadSectors, &t.l2ReadHits, &t.l2WriteSectors, &t.l2WriteHits, &t.dramReadBytes,
                      &t.dramWriteBytes})
     *v = scaled(*v, f);
@@ -115,6 +115,7 @@ struct MemoryModel::State {
       s.loc = a.loc;
       s.space = a.space;
       s.store = a.store;
+      s.atomic = a.atomic;
       instrs.push_back(s);
       instrBuffers.emplace_back(opt.buffers.size(), false);
     }
@@ -144,6 +145,14 @@ struct MemoryModel::State {
     sim::SectoredCache& L1 = l1For(a.block);
     for (int i = 0; i < n; ++i) {
       uint64_t addr = sec[i].addr;
+      if (a.atomic) {  // at the L2: read the sector (fill on a miss), write it back dirty
+        ++c.l2Sectors;
+        int64_t before = l2->sectorsFilled();
+        if (l2->read(addr, opt.l2FetchBytes)) ++c.l2SectorHits;
+        c.dramReadBytes += (l2->sectorsFilled() - before) * kSectorBytes;
+        l2->write(addr, sec[i].byteMask);
+        continue;
+      }
       if (!a.store) {
         if (L1.read(addr, kSectorBytes)) {  // L1 misses fetch single sectors from L2
           ++c.l1SectorHits;
@@ -217,7 +226,7 @@ void MemoryModel::add(const WarpAccess& a) {
   if (a.activeMask == 0) return;  // the executor never records these; nothing was touched
   checkWarpAccess(a);
   InstrMemStats& st = s_->instrFor(a);
-  if (st.space != a.space || st.store != a.store)
+  if (st.space != a.space || st.store != a.store || st.atomic != a.atomic)
     throw std::invalid_argument("memory model: instruction " + std::to_string(a.instr) +
                                 " is recorded as two kinds of access (global/shared or load/store)");
   s_->countBlock(a.block);
@@ -279,8 +288,9 @@ MemoryReport MemoryModel::finish() {
     std::stable_sort(l.buffers.begin(), l.buffers.end(),
                      [&](const std::string& x, const std::string& y) { return rank(x) < rank(y); });
     l.counters.add(i.counters);
-    MemCounters& total = i.space == MemSpace::Global ? (i.store ? t.globalStore : t.globalLoad)
-                                                     : (i.store ? t.sharedStore : t.sharedLoad);
+    MemCounters& total = i.atomic                     ? t.globalAtomic
+                         : i.space == MemSpace::Global ? (i.store ? t.globalStore : t.globalLoad)
+                                                       : (i.store ? t.sharedStore : t.sharedLoad);
     total.add(i.counters);
   }
   for (auto& [key, l] : byLine) r.lines.push_back(std::move(l));
@@ -290,7 +300,7 @@ MemoryReport MemoryModel::finish() {
     t.l2ReadHits = t.globalLoad.l2SectorHits;
     t.l2WriteSectors = t.globalStore.l2Sectors;
     t.l2WriteHits = t.globalStore.l2SectorHits;
-    t.dramReadBytes = t.globalLoad.dramReadBytes;
+    t.dramReadBytes = t.globalLoad.dramReadBytes + t.globalAtomic.dramReadBytes;
     t.dramWriteBytesInKernel = s.l2->dirtySectorsWrittenBack() * kSectorBytes;
     if (s.opt.writeBackAtEnd) s.l2->flushDirty();
     t.dramWriteBytes = s.l2->dirtySectorsWrittenBack() * kSectorBytes;
@@ -345,6 +355,10 @@ std::vector<std::pair<std::string, double>> MemoryReport::ncuMetrics() const {
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", double(t.sharedStore.wavefronts)},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", double(t.sharedLoad.bankConflicts)},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", double(t.sharedStore.bankConflicts)},
+      // Global atomics (atom and red alike): warp instructions, requests, sectors
+      {"smsp__sass_inst_executed_op_global_atom.sum", double(t.globalAtomic.executions)},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", double(t.globalAtomic.requests)},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", double(t.globalAtomic.sectors)},
   };
   if (!caches) return m;
   const MemCounters &ld = t.globalLoad, &st = t.globalStore;
@@ -366,6 +380,7 @@ std::vector<std::pair<std::string, double>> MemoryReport::ncuMetrics() const {
       {"dram__sectors_write.sum", ratio(t.dramWriteBytesInKernel, kSectorBytes)},
       {"dram__bytes_read.sum", double(t.dramReadBytes)},
       {"dram__bytes_write.sum", double(t.dramWriteBytesInKernel)},
+      {"lts__t_sectors_op_atom.sum", double(t.globalAtomic.l2Sectors)},
   };
   m.insert(m.end(), c.begin(), c.end());
   return m;

@@ -14,6 +14,10 @@
 //   global store: coalesce -> L1 is write-through without allocation (a sector present in L1 is
 //                 updated: an L1 hit) -> every sector is written to L2 (write-back, allocates
 //                 without reading DRAM) -> dirty sectors reach DRAM when evicted, or at kernel end
+//   global atomic: coalesce -> L1 is bypassed (atomics are performed at the L2, as on NVIDIA
+//                 GPUs since Kepler) -> each sector is read in L2 (a miss fills it from DRAM)
+//                 and written back dirty: an L2 read-modify-write. Counted apart from loads
+//                 and stores (MemTotals::globalAtomic, InstrMemStats::atomic)
 //   shared:       bank conflicts (sim/Banks.h); no cache involved
 //
 // Assumptions a reader must know (docs/sim.md explains each):
@@ -121,6 +125,7 @@ struct InstrMemStats {
   Loc loc;
   MemSpace space = MemSpace::Global;
   bool store = false;
+  bool atomic = false;          // an atomic read-modify-write (store is set as well)
   int bytesPerLane = 0;         // widest access seen (vec x element bytes)
   // Global: the names of the MemoryModelOptions::buffers its accesses touched, in the order the
   // buffers were given (empty when none was given, or for shared memory).
@@ -141,6 +146,7 @@ struct LineMemStats {
 // Kernel totals, split the way Nsight Compute's metrics are.
 struct MemTotals {
   MemCounters globalLoad, globalStore, sharedLoad, sharedStore;
+  MemCounters globalAtomic;  // atom/red instructions: threadAccesses = the atomic element operations
   int64_t l2ReadSectors = 0, l2ReadHits = 0;    // lts__t_sectors_srcunit_tex_op_read(_lookup_hit)
   int64_t l2WriteSectors = 0, l2WriteHits = 0;  // lts__t_sectors_srcunit_tex_op_write(_lookup_hit)
   int64_t dramReadBytes = 0;                    // L2 fills x 32

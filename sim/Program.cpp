@@ -98,6 +98,8 @@ class Compiler {
       case OpKind::Cmp: c.pred = parseCmpPred(op.strAttr("pred")); break;
       case OpKind::Constant: c.constant = constantSlot(op, op.result()->type.dtype); break;
       case OpKind::Permute: c.indices = op.intsAttr("indices"); break;
+      case OpKind::AtomGlobal: c.attr = static_cast<int64_t>(parseAtomicKind(op.strAttr("kind"))); break;
+      case OpKind::AtomCasGlobal: c.attr = static_cast<int64_t>(AtomicKind::Cas); break;
       default: break;
     }
   }

@@ -39,7 +39,8 @@ struct COp {
   std::vector<ValRef> out;   // results
   std::vector<CRegion> regions;
   // Decoded attributes (meaning depends on the kind):
-  int64_t attr = 0;          // vec (memory), offset (shfl_xor), index (extract), axis (ids), group (reg_reduce)
+  int64_t attr = 0;          // vec (memory), offset (shfl_xor), index (extract), axis (ids), group (reg_reduce),
+                             //   the AtomicKind (atom_global, atom_cas_global)
   OpKind combine = OpKind::Add;  // reg_reduce: Add / Maximum / Minimum
   CmpPred pred = CmpPred::Eq;    // cmp
   Slot constant = 0;             // constant: the value every register gets

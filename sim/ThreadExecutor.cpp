@@ -24,6 +24,12 @@
 //     apply lane by lane in lane order. Two elements of one dynamic store instance (across the
 //     lanes, registers and warps of a block) writing one global address with different bytes
 //     are a write conflict, a RuntimeError (sim/WriteConflicts.h); equal bytes are fine.
+//   - `while` keeps each lane's carried values in its results: the cond region runs on them,
+//     lanes whose `condition` is false leave (the loop ends when none is left), the others run
+//     the body, whose yield updates the results and returns to the cond region.
+//   - Atomics (atom_global, atom_cas_global) apply lane by lane, register by register, each
+//     element's read-modify-write finishing before the next starts; one warp instruction runs at
+//     a time, so every atomic is indivisible across lanes, warps and blocks.
 //   - Shared memory is per block, filled with 0xFF bytes at the start of every block ("poison":
 //     an f32 read before any write gives NaN, an i32 gives -1), so reading uninitialized shared
 //     memory shows up as wrong results instead of passing by luck with zeros.
@@ -101,6 +107,8 @@ enum class FrameKind : uint8_t {
   Then,  // an if's then-region (pendingElse: lanes that run the else-region next)
   Else,  // an if's else-region
   Loop,  // a for's body, one iteration at a time
+  WhileCond,  // a while's cond region (its lanes: those still looping)
+  WhileBody,  // a while's body
 };
 
 struct Frame {
@@ -364,6 +372,13 @@ class Executor {
           ++f.pc;
           enterFor(w, op, f.mask);
           break;
+        case OpKind::While:
+          ++f.pc;
+          enterWhile(w, op, f.mask);
+          break;
+        case OpKind::Condition:
+          endWhileCond(w, op);
+          break;
         case OpKind::Barrier:
           if (f.mask != kFullMask)
             fail(op, "barrier at " + locStr(op.op->loc) + " reached by warp " + std::to_string(w.id) + " with only lanes " +
@@ -424,12 +439,44 @@ class Executor {
     w.stack.push_back(Frame{&body, &op, 0, run, 0, FrameKind::Loop, divergent});
   }
 
+  // while: the results hold each lane's latest carried values (the inits to begin with); the
+  // cond region runs on them, lanes whose condition is false leave, the rest run the body,
+  // whose yield writes the results and goes back to the cond region.
+  void enterWhile(Warp& w, const COp& op, uint32_t mask) {
+    for (size_t k = 0; k < op.out.size(); ++k) copy(w, op.in[k], op.out[k], mask);
+    for (size_t k = 0; k < op.out.size(); ++k) copy(w, op.out[k], op.regions[0].args[k], mask);
+    w.stack.push_back(Frame{&op.regions[0], &op, 0, mask, 0, FrameKind::WhileCond, false});
+  }
+
+  void endWhileCond(Warp& w, const COp& cond) {
+    Frame& f = w.stack.back();
+    const COp& owner = *f.owner;
+    const Slot* c = &w.regs[cond.in[0].off];
+    uint32_t go = 0;
+    forLanes(f.mask, [&](int l) { if (c[l]) go |= 1u << l; });
+    if (!go) {
+      w.stack.pop_back();
+      return;
+    }
+    if (go != f.mask && !f.divergenceCounted) {
+      ++result_.stats.divergentBranches;
+      f.divergenceCounted = true;
+    }
+    for (size_t k = 0; k < owner.out.size(); ++k) copy(w, owner.out[k], owner.regions[1].args[k], go);
+    f = Frame{&owner.regions[1], &owner, 0, go, 0, FrameKind::WhileBody, f.divergenceCounted};
+  }
+
   // A region's yield: hand its values to the owner's results for the frame's lanes, then run the
   // else-region, the next iteration, or return to the enclosing frame.
   void endRegion(Warp& w, const COp& yield) {
     Frame& f = w.stack.back();
     const COp& owner = *f.owner;
     for (size_t k = 0; k < owner.out.size(); ++k) copy(w, yield.in[k], owner.out[k], f.mask);
+    if (f.kind == FrameKind::WhileBody) {  // back to the condition, with the values just yielded
+      for (size_t k = 0; k < owner.out.size(); ++k) copy(w, owner.out[k], owner.regions[0].args[k], f.mask);
+      f = Frame{&owner.regions[0], &owner, 0, f.mask, 0, FrameKind::WhileCond, f.divergenceCounted};
+      return;
+    }
     if (f.kind == FrameKind::Then) {
       if (f.pendingElse) {
         f = Frame{&owner.regions[1], &owner, 0, f.pendingElse, 0, FrameKind::Else, false};
@@ -526,10 +573,18 @@ class Executor {
         map1(w, op, mask, [&](Slot x) { return sim::unarySlot(op.kind, d, x); });
         break;
       }
+      case OpKind::Log2: case OpKind::Cos: case OpKind::Sin: case OpKind::Floor: case OpKind::Ceil:
+      case OpKind::Erf: {
+        const DType d = op.in[0].dtype;
+        map1(w, op, mask, [&](Slot x) { return sim::unarySlot(op.kind, d, x); });
+        break;
+      }
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
       case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
+      case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi:
         execBinary(w, op, mask);
         break;
+      case OpKind::AtomGlobal: case OpKind::AtomCasGlobal: execAtom(w, op, mask); break;
       case OpKind::Cmp: {
         const DType d = op.in[0].dtype;
         const sim::CmpPred p = op.pred;
@@ -734,10 +789,11 @@ class Executor {
   // The host bytes of one global element, or a RuntimeError like the interpreters'.
   uint8_t* globalElement(const Warp& w, const COp& op, const MemOperands& m, uint64_t addr, int lane, bool store) {
     Buffer* b = lastBuffer_;
+    const bool atomic = op.kind == OpKind::AtomGlobal || op.kind == OpKind::AtomCasGlobal;
     if (!b || addr < b->base || addr >= b->end() || m.elemBytes > b->end() - addr) {
       b = mem_.resolve(addr, m.elemBytes);
       if (!b)
-        fail(op, std::string(store ? "store" : "load") + " out of bounds: " + mem_.describeAddress(addr, m.elemBytes) +
+        fail(op, std::string(atomic ? "atomic" : store ? "store" : "load") + " out of bounds: " + mem_.describeAddress(addr, m.elemBytes) +
                      where(w, lane, op) + outOfBoundsHint(store, m.mask != nullptr));
       lastBuffer_ = b;
     }
@@ -845,6 +901,46 @@ class Executor {
       }
     });
     for (const PendingWrite& p : pending_) sim::storeElement(p.dst, m.dtype, p.value);  // lane order
+    endRecords(rec);
+  }
+
+  // atom_global / atom_cas_global: lane by lane in increasing lane order, register by register,
+  // each element read, combined and written before the next one starts. The executor runs one
+  // warp instruction at a time and blocks one after another, so nothing else touches memory
+  // in between: each element's read-modify-write is indivisible across lanes, warps and
+  // blocks (docs/executor.md). Masked-off elements give 0. No vectors: one access per register.
+  void execAtom(Warp& w, const COp& op, uint32_t mask) {
+    const bool cas = op.kind == OpKind::AtomCasGlobal;
+    const size_t values = cas ? 2 : 1;
+    MemOperands m;
+    m.addr = &w.regs[op.in[0].off];
+    m.value = &w.regs[op.in[values].off];
+    const Slot* cmp = cas ? &w.regs[op.in[1].off] : nullptr;
+    if (op.in.size() > values + 1) m.mask = &w.regs[op.in[values + 1].off];
+    m.n = op.out[0].n;
+    m.vec = 1;
+    m.dtype = op.out[0].dtype;
+    m.elemBytes = static_cast<uint32_t>(dtypeBytes(m.dtype));
+    const auto kind = static_cast<sim::AtomicKind>(op.attr);
+    Slot* out = &w.regs[op.out[0].off];
+    const size_t rec = beginRecords(w, op, m, MemSpace::Global, true);
+    if (opts_.recordAccesses)
+      for (size_t i = rec; i < result_.accesses.size(); ++i) result_.accesses[i].atomic = true;
+    forLanes(mask, [&](int l) {
+      for (uint32_t r = 0; r < m.n; ++r) {
+        const uint32_t i = static_cast<uint32_t>(l) * m.n + r;
+        if (m.mask && !m.mask[i]) {
+          out[i] = 0;
+          continue;
+        }
+        noteAccess(rec, r, l, m.addr[i]);
+        uint8_t* p = globalElement(w, op, m, m.addr[i], l, true);
+        const Slot old = sim::loadElement(p, m.dtype);
+        sim::storeElement(p, m.dtype, sim::atomicSlot(kind, m.dtype, old, m.value[i], cmp ? cmp[i] : 0));
+        out[i] = old;
+        ++result_.stats.atomics;
+      }
+    });
     endRecords(rec);
   }
 

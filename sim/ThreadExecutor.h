@@ -57,6 +57,7 @@ struct WarpAccess {
   int32_t instr = 0;         // the op's index in a pre-order walk of the function (stable id)
   MemSpace space = MemSpace::Global;
   bool store = false;
+  bool atomic = false;       // an atomic read-modify-write (store is true as well): served at L2
   uint8_t bytes = 0;         // per lane: elementBytes x vec
   uint32_t activeMask = 0;   // lanes that accessed memory (masked-off lanes excluded)
   Loc loc;                   // source line of the op
@@ -98,6 +99,7 @@ struct ExecStats {
   int64_t warpInstructions = 0;  // warp-level ops issued (every op a warp runs except yield)
   int64_t barriers = 0;          // barrier releases
   int64_t divergentBranches = 0; // ifs whose lanes split, loops whose lanes left at different iterations
+  int64_t atomics = 0;           // atomic element operations (one per active lane and register of atom ops)
 };
 
 struct ExecResult {

@@ -80,6 +80,16 @@ AluCost aluCost(const Op& op, const InstrLatencies& lat, bool constDivisor) {
   switch (op.kind) {
     case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Sqrt: case OpKind::Rsqrt:
       return {2, lat.alu + lat.sfu};          // a scale (FMUL) and a MUFU
+    case OpKind::Log2:
+      return {1, lat.sfu};                    // MUFU.LG2
+    case OpKind::Cos: case OpKind::Sin:
+      return {4, 3 * lat.alu + lat.sfu};      // range reduction (FMUL, FRND, 2 FFMA) and a MUFU
+    case OpKind::Erf:
+      return {16, 10 * lat.alu + 3 * lat.sfu};  // a degree-7 polynomial, a division and e^-x^2 (CodegenOps.cpp)
+    case OpKind::Shl: case OpKind::Shr:
+      return {2, 2 * lat.alu};                // the shift and the out-of-range select
+    case OpKind::Umulhi:
+      return {2, 2 * lat.alu};                // IMAD.HI (i64: a few more, counted as two)
     case OpKind::Sigmoid:
       return {4, 2 * lat.alu + 2 * lat.sfu};  // 1 / (1 + exp(-x)): MUFU.EX2 and MUFU.RCP
     case OpKind::Div:
@@ -204,12 +214,36 @@ class Converter {
             if (k + 1 < body.args.size()) of(body.arg(k + 1)) = p;
             if (k < owner->results.size()) of(owner->result(k)) = p;
           }
+        } else if (owner->kind == OpKind::While) {  // back to the condition with the new values
+          for (size_t k = 0; k < op.operands.size() && k < owner->results.size(); ++k) {
+            Producers p = of(op.operand(k));
+            of(owner->region(0).arg(k)) = p;
+            of(owner->result(k)) = p;
+          }
         } else {  // an if joins: its results come from whichever branch(es) ran
           for (size_t k = 0; k < op.operands.size() && k < owner->results.size(); ++k)
             addAll(of(owner->result(k)), of(op.operand(k)));
         }
         return;
       }
+      case OpKind::While: {  // entering the loop: the carried values start as the inits
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
+        for (size_t k = 0; k < op.operands.size(); ++k) {
+          of(op.region(0).arg(k)) = of(op.operand(k));
+          of(op.result(k)) = of(op.operand(k));
+        }
+        return;
+      }
+      case OpKind::Condition: {  // compare and branch: the body (or the exit) sees the cond's values
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, operandDeps(op));
+        const Op* owner = op.parent ? op.parent->parentOp : nullptr;
+        if (owner && owner->kind == OpKind::While)
+          for (size_t k = 0; k < owner->results.size(); ++k) of(owner->region(1).arg(k)) = of(owner->region(0).arg(k));
+        return;
+      }
+      case OpKind::AtomGlobal: case OpKind::AtomCasGlobal:
+        atomicAccess(op, e, out);
+        return;
       case OpKind::For: {
         Producers bounds;
         for (size_t k = 0; k < 3 && k < op.operands.size(); ++k) addAll(bounds, of(op.operand(k)));
@@ -304,6 +338,47 @@ class Converter {
     t.pipeCycles = int(lines);
     t.l2Bytes = double(sectors) * kSectorBytes * (1 - b.l1Hit);
     t.dramBytes = double(sectors) * b.dramPerSector;
+  }
+
+  // An atomic is a read-modify-write performed at the L2 (L1 is bypassed): its old value comes
+  // back after the L2 latency (the DRAM latency for the share of sectors that missed, from the
+  // memory report), and the L2 must read and write every sector it updates. Lanes of one
+  // instruction that hit the same address cannot be merged into one update: the L2 applies them
+  // one after another, so a sector costs one read and one write (2 x 32 bytes of L2 traffic)
+  // per lane on its most-contended address. No number of its own: the latencies and the L2
+  // bandwidth are the GPU description's (gpus/*.json, with their sources).
+  void atomicAccess(const Op& op, const TraceEntry& e, std::vector<TimedInstr>& out) {
+    checkRange(e);
+    int64_t lines = 0, updates = 0, sectors = 0;
+    SectorUse buf[kMaxSectorsPerAccess];
+    for (int32_t k = 0; k < e.accessCount; ++k) {
+      const WarpAccess& a = run_.accesses[size_t(e.firstAccess + k)];
+      const int n = collectSectors(a, buf);
+      sectors += n;
+      lines += countLines(buf, n);
+      for (int s = 0; s < n; ++s) {  // the most lanes on one address of this sector
+        int most = 0;
+        for (int l = 0; l < 32; ++l) {
+          if (!(a.activeMask >> l & 1) || a.addr[size_t(l)] / kSectorBytes != buf[s].addr / kSectorBytes) continue;
+          int same = 0;
+          for (int m = 0; m < 32; ++m) same += (a.activeMask >> m & 1) && a.addr[size_t(m)] == a.addr[size_t(l)];
+          most = std::max(most, same);
+        }
+        updates += std::max(1, most);
+      }
+    }
+    double l2Miss = 0, dramPerSector = 0;
+    if (auto it = stats_.find(e.instr); it != stats_.end() && it->second->counters.sectors > 0) {
+      const MemCounters& c = it->second->counters;
+      l2Miss = c.l2Sectors ? 1.0 - c.l2HitRate() : 0.0;
+      dramPerSector = double(c.dramReadBytes) / double(c.sectors);
+    }
+    const double lat = (1 - l2Miss) * gpu_.l2LatencyCycles + l2Miss * gpu_.dramLatencyCycles;
+    TimedInstr& t = emit(out, op, e.instr, TimedKind::GlobalLoad, std::max(1, e.accessCount),
+                         std::max(1, int(std::lround(lat))), operandDeps(op));
+    t.pipeCycles = int(lines);
+    t.l2Bytes = double(updates) * 2 * kSectorBytes;
+    t.dramBytes = double(sectors) * (dramPerSector + kSectorBytes * storeDramRatio_);
   }
 
   void sharedAccess(const Op& op, const TraceEntry& e, std::vector<TimedInstr>& out) {

@@ -57,6 +57,13 @@
 //     element) pairs.
 //   - for: iterates iv = lo, lo + step, ... while (step > 0 ? iv < hi : iv > hi); step == 0 is
 //     a RuntimeError "range() step is zero"; iv never overflows (the loop ends instead).
+//   - while: v = inits; the cond region runs on v, its `condition` false ends the loop, else
+//     the body runs on v and yields the next v; the results are the final v. Every op is
+//     charged to the budget, so an endless loop stops with the budget's error.
+//   - shl/shr/umulhi, log2/cos/sin/floor/ceil/erf, fma: tl-scalar's definitions (libm's float
+//     functions, fmaf; shift amounts outside [0, bits) give 0 or the sign fill).
+//   - atomic_rmw/atomic_cas: element by element in row-major order, tl-scalar's rules
+//     (masked-off elements give 0; bounds checked like a load, reported as "atomic ...").
 //   - if: runs the taken region only. program_id/num_programs come from the grid (x fastest).
 //   - parameters: pointers are the base address of the buffer named as the parameter; runtime
 //     scalars come from LaunchConfig::scalars, converted to the parameter's dtype as above.
@@ -457,7 +464,7 @@ class Engine {
   const Step* runBlock(const Block& b) {
     for (const Step& s : b.steps) {
       meter_->charge(s.steps, s.op->loc);
-      if (s.op->kind == OpKind::Yield || s.op->kind == OpKind::Return) return &s;
+      if (s.op->kind == OpKind::Yield || s.op->kind == OpKind::Return || s.op->kind == OpKind::Condition) return &s;
       exec(s);
       ++stats_.tileOps;
     }
@@ -497,6 +504,72 @@ class Engine {
       if (__builtin_add_overflow(iv, step, &iv)) break;
     }
     for (size_t k = 0; k < s.out.size(); ++k) std::swap(slots_[s.out[k]], slots_[body.args[k + 1]]);
+  }
+
+  // v = inits; loop { if !cond(v) break; v = body(v) }: the carried values live in the cond
+  // region's argument slots between iterations (swapped into the body's, yielded back).
+  void execWhile(const Step& s) {
+    const Block &cond = s.regions.at(0), &body = s.regions.at(1);
+    for (size_t k = 0; k < s.out.size(); ++k) slots_[cond.args[k]] = slots_[s.in[k]];
+    for (;;) {
+      const Step* c = runBlock(cond);
+      if (slots_[c->in[0]].scalarInt() == 0) break;
+      for (size_t k = 0; k < s.out.size(); ++k) std::swap(slots_[body.args[k]], slots_[cond.args[k]]);
+      const Step* y = runBlock(body);
+      if (y) transfer(*y, cond.args, 0);
+    }
+    for (size_t k = 0; k < s.out.size(); ++k) std::swap(slots_[s.out[k]], slots_[cond.args[k]]);
+  }
+
+  // Atomics, element by element in row-major order (programs run one at a time, so each is
+  // indivisible): old = *p; *p = old kind v (cas: v if old == cmp); masked-off elements give 0.
+  void execAtomic(const Step& s) {
+    const Op& op = *s.op;
+    const bool cas = op.kind == OpKind::AtomicCAS;
+    const size_t values = cas ? 2 : 1;
+    const Tile& p = slots_[s.in[0]];
+    const Tile& val = slots_[s.in[values]];
+    const Tile* cmp = cas ? &slots_[s.in[1]] : nullptr;
+    const uint8_t* mask = s.in.size() > values + 1 ? slots_[s.in[values + 1]].i1.data() : nullptr;
+    const std::string kind = cas ? "cas" : op.strAttr("kind");
+    Tile& out = slots_[s.out[0]];
+    const uint64_t size = static_cast<uint64_t>(dtypeBytes(p.dtype));
+    withDType(p.dtype, [&](auto dt) {
+      constexpr DType D = decltype(dt)::value;
+      using T = StorageOf<D>;
+      if constexpr (D == DType::I32 || D == DType::I64 || D == DType::F32) {
+        T* y = out.data<T>();
+        const T* v = val.data<T>();
+        for (int64_t i = 0; i < p.n; ++i) {
+          if (mask && !mask[i]) {
+            y[i] = T(0);
+            continue;
+          }
+          Buffer* buf = checkedAccess("atomic", op, p, i, size);
+          uint8_t* at = buf->bytes.data() + (p.ptr[i] - buf->base);
+          const T old = readElem<D>(at);
+          y[i] = old;
+          T next = v[i];
+          if (cas) {
+            if (old != cmp->data<T>()[i]) continue;
+          } else if constexpr (D == DType::F32) {
+            if (kind == "add") next = old + v[i];
+          } else {
+            using U = std::make_unsigned_t<T>;
+            if (kind == "add") next = T(U(old) + U(v[i]));
+            else if (kind == "max") next = std::max(old, v[i]);
+            else if (kind == "min") next = std::min(old, v[i]);
+            else if (kind == "and") next = T(old & v[i]);
+            else if (kind == "or") next = T(old | v[i]);
+            else if (kind == "xor") next = T(old ^ v[i]);
+          }
+          writeElem<D>(at, next);
+          buf->markStored(p.ptr[i] - buf->base);
+        }
+      } else {
+        throw IRError(op.loc, std::string(mnemonic(op.kind)) + ": no atomic on " + dtypeName(D));
+      }
+    });
   }
 
   void execIf(const Step& s) {
@@ -655,11 +728,17 @@ class Engine {
       case OpKind::Trans: block::transpose(in(0), *out); break;
       case OpKind::Convert: block::convert(in(0), *out); break;
       case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
-      case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid:
+      case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid: case OpKind::Log2:
+      case OpKind::Cos: case OpKind::Sin: case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf:
         block::unary(op.kind, in(0), *out);
         break;
+      case OpKind::Fma: block::fma(in(0), in(1), in(2), *out); break;
+      case OpKind::AtomicRMW: case OpKind::AtomicCAS: execAtomic(s); break;
+      case OpKind::DebugBarrier: break;  // a program runs as one: nothing to wait for
+      case OpKind::While: execWhile(s); break;
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
-      case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor: {
+      case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
+      case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi: {
         int64_t zero = block::binary(op.kind, in(0), in(1), *out);
         if (zero >= 0) throw RuntimeError(op.loc, "integer division by zero" + where(in(1), zero));
         break;

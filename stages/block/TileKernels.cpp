@@ -298,6 +298,12 @@ void unary(OpKind kind, const Tile& in, Tile& out) {
         case OpKind::Sqrt: map1(x, y, n, [](float v) { return ::sqrtf(v); }); break;
         case OpKind::Rsqrt: map1(x, y, n, [](float v) { return 1.0f / ::sqrtf(v); }); break;
         case OpKind::Sigmoid: map1(x, y, n, [](float v) { return 1.0f / (1.0f + ::expf(-v)); }); break;
+        case OpKind::Log2: map1(x, y, n, [](float v) { return ::log2f(v); }); break;
+        case OpKind::Cos: map1(x, y, n, [](float v) { return ::cosf(v); }); break;
+        case OpKind::Sin: map1(x, y, n, [](float v) { return ::sinf(v); }); break;
+        case OpKind::Floor: map1(x, y, n, [](float v) { return ::floorf(v); }); break;
+        case OpKind::Ceil: map1(x, y, n, [](float v) { return ::ceilf(v); }); break;
+        case OpKind::Erf: map1(x, y, n, [](float v) { return ::erff(v); }); break;
         default: break;
       }
       roundToOwnDType(out);
@@ -350,6 +356,29 @@ int64_t binary(OpKind kind, const Tile& a, const Tile& b, Tile& out) {
         case OpKind::And: map2(x, z, y, n, [](T p, T q) { return T(p & q); }); break;
         case OpKind::Or: map2(x, z, y, n, [](T p, T q) { return T(p | q); }); break;
         case OpKind::Xor: map2(x, z, y, n, [](T p, T q) { return T(p ^ q); }); break;
+        // Shift amounts outside [0, bits) give 0 / the sign fill (runtime/FloatOps.h's intShl,
+        // intShr): branch-free forms of the same rules.
+        case OpKind::Shl:
+          map2(x, z, y, n, [](T p, T q) {
+            using U = std::make_unsigned_t<T>;
+            constexpr T bits = sizeof(T) * 8;
+            return (q >= 0 && q < bits) ? T(U(p) << (q & (bits - 1))) : T(0);
+          });
+          break;
+        case OpKind::Shr:
+          map2(x, z, y, n, [](T p, T q) {
+            constexpr T bits = sizeof(T) * 8;
+            return T(p >> ((q >= 0 && q < bits) ? q : bits - 1));
+          });
+          break;
+        case OpKind::Umulhi:
+          map2(x, z, y, n, [](T p, T q) {
+            if constexpr (sizeof(T) == 4)
+              return T(uint32_t((uint64_t(uint32_t(p)) * uint64_t(uint32_t(q))) >> 32));
+            else
+              return T(uint64_t((static_cast<unsigned __int128>(uint64_t(p)) * uint64_t(q)) >> 64));
+          });
+          break;
         default: break;
       }
     } else if constexpr (std::is_same_v<T, uint8_t>) {
@@ -362,6 +391,15 @@ int64_t binary(OpKind kind, const Tile& a, const Tile& b, Tile& out) {
     }
     return -1;
   });
+}
+
+void fma(const Tile& a, const Tile& b, const Tile& c, Tile& out) {
+  const float* __restrict x = a.f32.data();
+  const float* __restrict z = b.f32.data();
+  const float* __restrict w = c.f32.data();
+  float* __restrict y = out.f32.data();
+  for (int64_t i = 0; i < a.n; ++i) y[i] = std::fma(x[i], z[i], w[i]);
+  roundToOwnDType(out);
 }
 
 void compare(Pred pred, const Tile& a, const Tile& b, Tile& out) {

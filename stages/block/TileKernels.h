@@ -48,6 +48,8 @@ void unary(OpKind kind, const Tile& in, Tile& out);
 // Elementwise binary op. For integer div/rem, returns the index of the first zero divisor
 // (and computes nothing); otherwise -1.
 int64_t binary(OpKind kind, const Tile& a, const Tile& b, Tile& out);
+// fma: out = a*b + c with one rounding (fmaf), f16/bf16 rounded once more to the dtype.
+void fma(const Tile& a, const Tile& b, const Tile& c, Tile& out);
 void compare(Pred pred, const Tile& a, const Tile& b, Tile& out);
 void select(const Tile& cond, const Tile& a, const Tile& b, Tile& out);
 // out[i] = p[i] + off[i] * dtypeBytes(pointee): pointers are byte addresses (wrapping).

@@ -1,12 +1,12 @@
 // Private to the code generator (stages/ptx/Codegen*.cpp): the object that turns ONE thread-IR
 // function into ONE LLVM function, op by op.
 //
-//   CodegenModule.cpp   the kernel signature, ids, control flow (for/if), the walk over ops,
+//   CodegenModule.cpp   the kernel signature, ids, control flow (for/if/while), the walk over ops,
 //                       the optimization pipeline and PTX emission (compileToPTX)
 //   CodegenOps.cpp      constants, registers (reg_index/extract/pack/permute/reg_reduce),
 //                       elementwise math with the executor's semantics, convert, shuffles
-//   CodegenMemory.cpp   ld/st_global (vector accesses, predicated with inline PTX),
-//                       ld/st_shared (one addrspace(3) array), barrier
+//   CodegenMemory.cpp   ld/st_global (vector accesses, predicated with inline PTX), atomics
+//                       (atom/red.global in inline PTX), ld/st_shared (one addrspace(3) array), barrier
 //
 // Expects: verified thread IR (compileToPTX runs the verifier first).
 // Guarantees: every IR value maps to one LLVM value of type llvmType(value.type): a scalar, or
@@ -69,6 +69,7 @@ class KernelEmitter {
   void emitOp(const Op& op);
   void emitFor(const Op& op);
   void emitIf(const Op& op);
+  void emitWhile(const Op& op);
   llvm::Value* emitId(const Op& op);
   [[noreturn]] void fail(const Op& op, const std::string& msg) const;
 
@@ -94,6 +95,8 @@ class KernelEmitter {
   llvm::Value* floatUnary(const Op& at, OpKind kind, llvm::Value* x);  // x: f32 (scalar or vector)
   llvm::Value* exp(llvm::Value* x);    // e^x of an f32 scalar
   llvm::Value* exp2(llvm::Value* x);   // 2^x of an f32 scalar
+  llvm::Value* sinCos(llvm::Value* x, bool cosine);  // sin/cos of an f32 scalar (range-reduced .approx)
+  llvm::Value* erf(llvm::Value* x);    // erf of an f32 scalar (|error| < 1e-6)
   llvm::Value* toF32(llvm::Value* x);  // f16/bf16 -> f32 (exact); f32 unchanged
   llvm::Value* fromF32(llvm::Value* x, DType d);  // f32 -> d, round to nearest even
   llvm::Value* perRegister(llvm::Value* x, const std::function<llvm::Value*(llvm::Value*)>& fn);
@@ -104,6 +107,9 @@ class KernelEmitter {
   void emitStGlobal(const Op& op);
   void emitLdShared(const Op& op);
   void emitStShared(const Op& op);
+  // atom_global / atom_cas_global: one atom.global (red.global when the old value is unused
+  // and the ordering allows it) per register, predicated on its mask bit, in inline PTX.
+  void emitAtom(const Op& op);
   // One access group: `vec` registers of dtype d at `addr` (alignment vec * bytes).
   llvm::Value* loadGroup(llvm::Value* addr, DType d, unsigned vec);
   void storeGroup(llvm::Value* addr, llvm::Value* group, DType d, unsigned vec);

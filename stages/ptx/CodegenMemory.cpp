@@ -17,6 +17,9 @@
 //     addresses are i32 byte offsets into it; masked shared accesses branch around the access
 //     (masked-off loads give 0, as in the executor);
 //   - in memory an i1 is one byte (0 or 1); a loaded byte is true when non-zero;
+//   - atom_global / atom_cas_global: one inline-PTX atom.global.<sem>.<scope> per register
+//     (red.global when the old value is unused and the ordering is relaxed or release),
+//     predicated on the mask bit; a masked-off register's old value is 0;
 //   - barrier is bar.sync 0 (llvm.nvvm.barrier0).
 #include <llvm/IR/InlineAsm.h>
 
@@ -215,6 +218,88 @@ void KernelEmitter::emitStGlobal(const Op& op) {
     if (bit == 1) storeGroup(ptrs[g], group, d, vec);
     else predicatedGlobalStore(ptrs[g], mask[g], group, d, vec);
   }
+}
+
+// One PTX atomic per register, in inline asm so the ordering and scope are exactly the op's:
+//   atom.global.<sem>.<scope>.<op>.<type> $0, [$1], $3;        (cas: ..., $3, $4;)
+// predicated `@$2` on the register's mask bit, with $0 tied to a 0 input (a masked-off register
+// gives 0, as in the executor). When nothing uses the old values and the ordering is relaxed or
+// release (the only ones `red` has), it is `red.global.<sem>.<scope>.<op>.<type> [$0], $2;`.
+// f32 xchg travels as .b32 bits; i64 min/max are .s64, add .u64 (the same bits as .s64).
+void KernelEmitter::emitAtom(const Op& op) {
+  const bool cas = op.kind == OpKind::AtomCasGlobal;
+  const size_t values = cas ? 2 : 1;
+  const DType d = op.result()->type.dtype;
+  const std::string kind = cas ? "cas" : op.strAttr("kind");
+  const std::string& sem = op.strAttr("sem");
+  const std::string& scope = op.strAttr("scope");
+  const bool i64 = d == DType::I64, f32 = d == DType::F32;
+  if (d != DType::I32 && !i64 && !f32) fail(op, "atomics need i32, i64 or f32 values");
+  std::string opName = kind == "xchg" ? "exch" : kind;
+  std::string type;
+  if (kind == "add") type = f32 ? ".f32" : i64 ? ".u64" : ".u32";
+  else if (kind == "max" || kind == "min") type = i64 ? ".s64" : ".s32";
+  else type = i64 ? ".b64" : ".b32";  // and, or, xor, exch, cas
+  const bool asFloat = f32 && kind == "add";
+  llvm::Type* regTy = asFloat ? b_.getFloatTy() : i64 ? b_.getInt64Ty() : b_.getInt32Ty();
+  const char* letter = asFloat ? "f" : i64 ? "l" : "r";
+  const bool useRed = countUses(fn_.body, op.result()) == 0 && (sem == "relaxed" || sem == "release") && !cas;
+  const std::string quals = "." + sem + "." + scope + "." + opName + type;
+
+  std::vector<llvm::Value*> ptrs = regs(get(op.operand(0)));
+  std::vector<llvm::Value*> vals = regs(get(op.operand(values)));
+  std::vector<llvm::Value*> cmps;
+  if (cas) cmps = regs(get(op.operand(1)));
+  std::vector<llvm::Value*> mask;
+  if (op.numOperands() > values + 1) mask = regs(get(op.operand(values + 1)));
+  auto toReg = [&](llvm::Value* v) { return f32 && !asFloat ? b_.CreateBitCast(v, regTy) : v; };
+  auto fromReg = [&](llvm::Value* v) { return f32 && !asFloat ? b_.CreateBitCast(v, b_.getFloatTy()) : v; };
+  llvm::Value* zero = llvm::Constant::getNullValue(regTy);
+
+  std::vector<llvm::Value*> out;
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    const int bit = mask.empty() ? 1 : knownBit(mask[i]);
+    if (bit == 0) {  // never runs
+      out.push_back(fromReg(zero));
+      continue;
+    }
+    const std::string pred = bit == 1 ? "" : "@$P ";
+    std::vector<llvm::Value*> args;
+    std::string text, constraints;
+    llvm::Type* retTy = b_.getVoidTy();
+    if (useRed) {  // red [$0], $1 (predicate $2)
+      args = {ptrs[i], toReg(vals[i])};
+      constraints = std::string("l,") + letter;
+      if (bit != 1) {
+        args.push_back(mask[i]);
+        constraints += ",b";
+      }
+      text = pred + "red.global" + quals + " [$0], $1;";
+      if (bit != 1) text.replace(text.find("$P"), 2, "$2");
+    } else {  // atom $0, [$1], $2 [, $3] (predicate next), $0 tied to a 0
+      args = {ptrs[i]};
+      if (cas) args.push_back(toReg(cmps[i]));
+      args.push_back(toReg(vals[i]));
+      constraints = std::string("=") + letter + ",l," + letter + (cas ? std::string(",") + letter : std::string());
+      const std::string predIdx = "$" + std::to_string(args.size() + 1);
+      if (bit != 1) {
+        args.push_back(mask[i]);
+        constraints += ",b";
+      }
+      args.push_back(zero);
+      constraints += ",0";
+      text = pred + "atom.global" + quals + " $0, [$1], $2" + (cas ? ", $3" : "") + ";";
+      if (bit != 1) text.replace(text.find("$P"), 2, predIdx);
+      retTy = regTy;
+    }
+    constraints += ",~{memory}";
+    std::vector<llvm::Type*> argTys;
+    for (llvm::Value* a : args) argTys.push_back(a->getType());
+    auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(retTy, argTys, false), text, constraints, /*sideEffects=*/true);
+    llvm::Value* r = b_.CreateCall(asmFn, args);
+    out.push_back(useRed ? fromReg(zero) : fromReg(r));
+  }
+  set(op.result(), join(out, op.result()->type));
 }
 
 llvm::Value* KernelEmitter::sharedAddress(const Op& op, llvm::Value* byteOffset) {

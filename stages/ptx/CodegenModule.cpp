@@ -187,7 +187,7 @@ const Op* KernelEmitter::emitRegion(const Region& r) {
   const Op* term = nullptr;
   for (const auto& op : r.ops) {
     setLoc(*op);
-    if (op->kind == OpKind::Yield) {
+    if (op->kind == OpKind::Yield || op->kind == OpKind::Condition) {
       term = op.get();
       break;
     }
@@ -281,11 +281,13 @@ void KernelEmitter::emitOp(const Op& op) {
       result = emitRegisterOp(op);
       break;
     case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Sqrt:
-    case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid:
+    case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid: case OpKind::Log2: case OpKind::Cos: case OpKind::Sin:
+    case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf:
       result = emitUnary(op);
       break;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem: case OpKind::Maximum:
     case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Fma:
+    case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi:
       result = emitBinary(op);
       break;
     case OpKind::Cmp: result = emitCmp(op); break;
@@ -301,9 +303,11 @@ void KernelEmitter::emitOp(const Op& op) {
     case OpKind::StGlobal: emitStGlobal(op); return;
     case OpKind::LdShared: emitLdShared(op); return;
     case OpKind::StShared: emitStShared(op); return;
+    case OpKind::AtomGlobal: case OpKind::AtomCasGlobal: emitAtom(op); return;
     case OpKind::Barrier: b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); return;
     case OpKind::For: emitFor(op); return;
     case OpKind::If: emitIf(op); return;
+    case OpKind::While: emitWhile(op); return;
     default: fail(op, "this op is not part of thread IR (run the thread pipeline first)");
   }
   if (op.numResults() != 1) fail(op, "expected one result");
@@ -385,6 +389,53 @@ void KernelEmitter::emitFor(const Op& op) {
     r->addIncoming(next[k], latch);
     set(op.result(k), r);
   }
+}
+
+// while iter_args(inits): cond-region ending in `condition %c`, body-region yielding the next values:
+//
+//   pre:    br head
+//   head:   %a_k = phi [init_k, pre], [yield_k, latch]
+//           ... the cond region's ops (may add blocks) ...;  br c ? body : exit
+//   body:   the body region's ops on the same values (its arguments are the head's phis);
+//   latch:  (the block the body ends in) br head
+//   exit:   the results are the head's phis: the values the last condition saw
+// The condition is uniform across the block (the lowering's contract), so no thread leaves
+// early and a barrier in the body is reached by every thread.
+void KernelEmitter::emitWhile(const Op& op) {
+  const Region &cond = op.region(0), &body = op.region(1);
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* headBB = llvm::BasicBlock::Create(ctx_, "while.cond", kernel_);
+  llvm::BasicBlock* bodyBB = llvm::BasicBlock::Create(ctx_, "while.body", kernel_);
+  llvm::BasicBlock* exitBB = llvm::BasicBlock::Create(ctx_, "while.exit", kernel_);
+  b_.CreateBr(headBB);
+  b_.SetInsertPoint(headBB);
+  std::vector<llvm::PHINode*> carried;
+  for (size_t k = 0; k < op.numOperands(); ++k) {
+    llvm::Value* init = get(op.operand(k));
+    llvm::PHINode* phi = b_.CreatePHI(init->getType(), 2, cond.arg(k)->name);
+    phi->addIncoming(init, pre);
+    set(cond.arg(k), phi);
+    carried.push_back(phi);
+  }
+  const Op* c = emitRegion(cond);
+  if (!c || c->kind != OpKind::Condition) fail(op, "the cond region must end in a condition");
+  llvm::Value* go = get(c->operand(0));
+  if (!go->getType()->isIntegerTy(1)) fail(op, "the condition must be a scalar i1");
+  b_.CreateCondBr(go, bodyBB, exitBB);
+
+  b_.SetInsertPoint(bodyBB);
+  for (size_t k = 0; k < carried.size(); ++k) set(body.arg(k), carried[k]);
+  const Op* yield = emitRegion(body);
+  if (!yield || yield->kind != OpKind::Yield || yield->numOperands() != carried.size())
+    fail(op, "the loop body must end in a yield of every carried value");
+  std::vector<llvm::Value*> next;
+  for (size_t k = 0; k < carried.size(); ++k) next.push_back(get(yield->operand(k)));
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  b_.CreateBr(headBB);
+  for (size_t k = 0; k < carried.size(); ++k) carried[k]->addIncoming(next[k], latch);
+
+  b_.SetInsertPoint(exitBB);
+  for (size_t k = 0; k < op.numResults(); ++k) set(op.result(k), carried[k]);
 }
 
 // if %c: then-region / else-region, each ending in a yield; results merge with phi nodes.

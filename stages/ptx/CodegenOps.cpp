@@ -14,6 +14,13 @@
 //   - exp/exp2/log/rsqrt use the GPU's approximate instructions (ex2.approx, lg2.approx,
 //     rsqrt.approx; with .ftz when PtxOptions::fastMath) — the only results that differ from
 //     the executor's, by a few ulp (docs/gpu.md); sqrt and division are IEEE (sqrt.rn, div.rn);
+//   - log2 is lg2.approx; sin/cos are sin.approx/cos.approx after a reduction of x to
+//     [-pi, pi] (two fmas with a split 2*pi), so they stay ~2^-21 off for |x| up to ~1e4 and
+//     lose accuracy beyond; erf is a polynomial (Taylor below 0.5, Abramowitz-Stegun 7.1.26
+//     with this file's e^x above), |error| < 4e-7; floor/ceil are exact (cvt.rmi / cvt.rpi);
+//   - shl/shr/umulhi: an amount outside [0, bits) gives 0 (shl) or the sign fill (shr), made
+//     explicit with selects (LLVM calls such shifts poison); umulhi is the high half of the
+//     widened unsigned product (mul.hi.u32 / mul.hi.u64);
 //   - no a*b + c is contracted into an fma: only the `fma` op fuses.
 #include <cmath>
 
@@ -163,6 +170,46 @@ llvm::Value* KernelEmitter::exp(llvm::Value* x) {
   return b_.CreateFMul(b_.CreateFMul(p, pow2(h1)), pow2(h2));
 }
 
+static constexpr double kTwoPiHi = 6.28125;                 // 201/32: k * kTwoPiHi is exact for |k| < 2^16
+static constexpr double kTwoPiLo = 1.9353071795864769253e-3;  // 2*pi - kTwoPiHi
+
+// sin or cos: r = x - k*2pi with k = rint(x / 2pi) (Cody-Waite, two fmas), then the MUFU's
+// sin.approx / cos.approx, accurate to ~2^-21 on [-pi, pi].
+llvm::Value* KernelEmitter::sinCos(llvm::Value* x, bool cosine) {
+  llvm::Type* f = b_.getFloatTy();
+  llvm::Value* k = b_.CreateUnaryIntrinsic(Intr::rint, b_.CreateFMul(x, llvm::ConstantFP::get(f, 1.0 / (2 * M_PI))));
+  llvm::Value* r = b_.CreateIntrinsic(Intr::fma, {f}, {k, llvm::ConstantFP::get(f, -kTwoPiHi), x});
+  r = b_.CreateIntrinsic(Intr::fma, {f}, {k, llvm::ConstantFP::get(f, -kTwoPiLo), r});
+  ID id = cosine ? (opts_.fastMath ? Intr::nvvm_cos_approx_ftz_f : Intr::nvvm_cos_approx_f)
+                 : (opts_.fastMath ? Intr::nvvm_sin_approx_ftz_f : Intr::nvvm_sin_approx_f);
+  return b_.CreateIntrinsic(id, {}, {r});
+}
+
+// erf(x): below |x| = 0.5 the Taylor series 2/sqrt(pi) * (x - x^3/3 + x^5/10 - ... + x^13/9360)
+// (truncation < 2e-8); above, Abramowitz & Stegun 7.1.26: 1 - (a1 t + ... + a5 t^5) e^-x^2 with
+// t = 1 / (1 + p|x|), |error| <= 1.5e-7, with x's sign. In f32 the whole stays under 4e-7 (checked
+// against the double erf over [-6, 6]); NaN stays NaN.
+llvm::Value* KernelEmitter::erf(llvm::Value* x) {
+  llvm::Type* f = b_.getFloatTy();
+  auto c = [&](double v) { return llvm::ConstantFP::get(f, v); };
+  auto fma = [&](llvm::Value* a, llvm::Value* m, llvm::Value* acc) { return b_.CreateIntrinsic(Intr::fma, {f}, {a, m, acc}); };
+  const double k = 2.0 / std::sqrt(M_PI);
+  const double taylor[] = {1.0, -1.0 / 3, 1.0 / 10, -1.0 / 42, 1.0 / 216, -1.0 / 1320, 1.0 / 9360};
+  llvm::Value* x2 = b_.CreateFMul(x, x);
+  llvm::Value* p = c(taylor[6] * k);
+  for (int i = 5; i >= 0; --i) p = fma(p, x2, c(taylor[i] * k));
+  llvm::Value* small = b_.CreateFMul(p, x);
+  llvm::Value* a = b_.CreateUnaryIntrinsic(Intr::fabs, x);
+  llvm::Value* t = b_.CreateFDiv(c(1.0), fma(c(0.3275911), a, c(1.0)));
+  const double as[] = {0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429};
+  llvm::Value* q = c(as[4]);
+  for (int i = 3; i >= 0; --i) q = fma(q, t, c(as[i]));
+  q = b_.CreateFMul(q, t);
+  llvm::Value* large = b_.CreateFSub(c(1.0), b_.CreateFMul(q, exp(b_.CreateFNeg(b_.CreateFMul(a, a)))));
+  large = b_.CreateBinaryIntrinsic(Intr::copysign, large, x);
+  return b_.CreateSelect(b_.CreateFCmpOLT(a, c(0.5)), small, large);
+}
+
 llvm::Value* KernelEmitter::floatUnary(const Op& at, OpKind kind, llvm::Value* x) {
   llvm::Type* t = x->getType();
   auto one = [&] { return llvm::ConstantFP::get(t, 1.0); };
@@ -180,6 +227,15 @@ llvm::Value* KernelEmitter::floatUnary(const Op& at, OpKind kind, llvm::Value* x
     case OpKind::Rsqrt:
       if (!opts_.fastMath) return b_.CreateFDiv(one(), b_.CreateUnaryIntrinsic(Intr::sqrt, x));  // exactly the executor's
       return perRegister(x, [&](llvm::Value* r) { return b_.CreateIntrinsic(Intr::nvvm_rsqrt_approx_ftz_f, {}, {r}); });
+    case OpKind::Log2:
+      return perRegister(x, [&](llvm::Value* r) {
+        return b_.CreateIntrinsic(opts_.fastMath ? Intr::nvvm_lg2_approx_ftz_f : Intr::nvvm_lg2_approx_f, {}, {r});
+      });
+    case OpKind::Cos: return perRegister(x, [&](llvm::Value* r) { return sinCos(r, true); });
+    case OpKind::Sin: return perRegister(x, [&](llvm::Value* r) { return sinCos(r, false); });
+    case OpKind::Floor: return b_.CreateUnaryIntrinsic(Intr::floor, x);  // cvt.rmi.f32.f32
+    case OpKind::Ceil: return b_.CreateUnaryIntrinsic(Intr::ceil, x);    // cvt.rpi.f32.f32
+    case OpKind::Erf: return perRegister(x, [&](llvm::Value* r) { return erf(r); });
     case OpKind::Sigmoid: {  // 1 / (1 + e^-x), the division IEEE
       llvm::Value* e = perRegister(b_.CreateFNeg(x), [&](llvm::Value* r) { return exp(r); });
       return b_.CreateFDiv(one(), b_.CreateFAdd(one(), e));
@@ -235,6 +291,23 @@ llvm::Value* KernelEmitter::intBinary(const Op& at, OpKind kind, DType d, llvm::
     case OpKind::And: return b_.CreateAnd(a, b);
     case OpKind::Or: return b_.CreateOr(a, b);
     case OpKind::Xor: return b_.CreateXor(a, b);
+    case OpKind::Shl:
+    case OpKind::Shr: {
+      // The amount as unsigned: a negative one is out of range too.
+      const unsigned bits = t->getScalarSizeInBits();
+      llvm::Value* inRange = b_.CreateICmpULT(b, llvm::ConstantInt::get(t, bits));
+      if (kind == OpKind::Shr)  // shifting by bits - 1 gives the sign fill
+        return b_.CreateAShr(a, b_.CreateSelect(inRange, b, llvm::ConstantInt::get(t, bits - 1)));
+      llvm::Value* safe = b_.CreateAnd(b, llvm::ConstantInt::get(t, bits - 1));
+      return b_.CreateSelect(inRange, b_.CreateShl(a, safe), llvm::Constant::getNullValue(t));
+    }
+    case OpKind::Umulhi: {
+      const unsigned bits = t->getScalarSizeInBits();
+      llvm::Type* wide = b_.getIntNTy(2 * bits);
+      if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t)) wide = llvm::FixedVectorType::get(wide, vt->getNumElements());
+      llvm::Value* p = b_.CreateMul(b_.CreateZExt(a, wide), b_.CreateZExt(b, wide));
+      return b_.CreateTrunc(b_.CreateLShr(p, llvm::ConstantInt::get(wide, bits)), t);
+    }
     default: fail(at, std::string("'") + mnemonic(kind) + "' needs integer operands");
   }
 }

@@ -62,6 +62,20 @@
 //     arguments are (iv, carried...), its yield gives the next carried values, and the for's
 //     results are the carried values after the last iteration (the inits if it never ran).
 //   - if: runs the taken region; its yield gives the results.
+//   - while: v = inits; then repeatedly: the cond region runs on v, and if its `condition` is
+//     false the loop ends, else the body runs on v and its yield gives the next v; the results
+//     are the final v. Every op of both regions is charged to the work budget, so a loop that
+//     never ends stops at --max-steps with the budget's error at the op it was running.
+//   - shl / shr / umulhi: runtime/FloatOps.h (shifts by an amount outside [0, bits) give 0 or
+//     the sign fill; shr is arithmetic; umulhi is the unsigned high half). log2, cos, sin,
+//     floor, ceil, erf: log2f, cosf, sinf, floorf, ceilf, erff; fma: fmaf (one rounding; f16 and
+//     bf16 rounded once more to the dtype).
+//   - atomic_rmw / atomic_cas: for each element in row-major order, an unmasked one reads the
+//     old value at its address (bounds checked like a load), stores old+v / max / min / & / | /
+//     ^ / v (xchg), or for cas v when old == cmp (else nothing), and gives the old value; a
+//     masked-off element gives 0 and touches nothing. Programs run one at a time, so every
+//     atomic is indivisible; sem and scope are only recorded. i32/i64 add wraps; f32 add is
+//     rounded like `add`. debug_barrier does nothing (a program runs as one).
 #include "scalar/ScalarInterpreter.h"
 
 #include "runtime/Arguments.h"
@@ -197,6 +211,9 @@ Scalar binaryScalar(OpKind kind, const Scalar& a, const Scalar& b, bool& divByZe
       case OpKind::And: return intScalar(d, a.i & b.i);
       case OpKind::Or: return intScalar(d, a.i | b.i);
       case OpKind::Xor: return intScalar(d, a.i ^ b.i);
+      case OpKind::Shl: return intScalar(d, intShl(d, a.i, b.i));
+      case OpKind::Shr: return intScalar(d, intShr(d, a.i, b.i));
+      case OpKind::Umulhi: return intScalar(d, intUmulhi(d, a.i, b.i));
       default: break;
     }
     throw std::logic_error(std::string("binaryScalar: ") + mnemonic(kind) + " on integers");
@@ -359,7 +376,7 @@ class ScalarInterpreter {
         for (size_t i = 0; i < op.numOperands(); ++i) out.push_back(get(op, i));
         return out;
       }
-      if (op.kind == OpKind::Return) return {};
+      if (op.kind == OpKind::Return || op.kind == OpKind::Condition) return {};  // while reads the condition
       exec(op);
     }
     return {};
@@ -377,13 +394,19 @@ class ScalarInterpreter {
       case OpKind::Trans: execTrans(op); break;
       case OpKind::Convert: execConvert(op); break;
       case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
-      case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid:
+      case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid: case OpKind::Log2:
+      case OpKind::Cos: case OpKind::Sin: case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf:
         execUnary(op);
         break;
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
       case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
+      case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi:
         execBinary(op);
         break;
+      case OpKind::Fma: execFma(op); break;
+      case OpKind::AtomicRMW: case OpKind::AtomicCAS: execAtomic(op); break;
+      case OpKind::DebugBarrier: break;  // one program runs as one: nothing to wait for
+      case OpKind::While: execWhile(op); break;
       case OpKind::Cmp: execCmp(op); break;
       case OpKind::Select: execSelect(op); break;
       case OpKind::AddPtr: execAddPtr(op); break;
@@ -505,6 +528,18 @@ class ScalarInterpreter {
       if (divByZero)
         throw RuntimeError(op.loc, "integer division by zero" + where(out.type.shape, static_cast<int64_t>(e)));
     }
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  void execFma(const Op& op) {
+    const Tile& a = get(op, 0);
+    const Tile& b = get(op, 1);
+    const Tile& c = get(op, 2);
+    Tile out = emptyLike(op.result()->type);
+    for (size_t e = 0; e < out.elems.size(); ++e)
+      out.elems[e] = floatScalar(out.type.dtype, floatFma(static_cast<float>(a.elems[e].f), static_cast<float>(b.elems[e].f),
+                                                          static_cast<float>(c.elems[e].f)));
     stats_.elementOps += static_cast<int64_t>(out.elems.size());
     set(op.result(), std::move(out));
   }
@@ -660,6 +695,54 @@ class ScalarInterpreter {
     throw RuntimeError(op.loc, msg + where({}, 0));
   }
 
+  // One atomic element: old = *addr, then *addr = op(old, ...) (atomicCombine).
+  // Programs run one at a time and elements in row-major order, so each is trivially
+  // indivisible; sem and scope change nothing here.
+  void execAtomic(const Op& op) {
+    const bool cas = op.kind == OpKind::AtomicCAS;
+    const size_t values = cas ? 2 : 1;
+    const Tile& p = get(op, 0);
+    const Tile& val = get(op, values);
+    const Tile* cmp = cas ? &get(op, 1) : nullptr;
+    const Tile* mask = op.numOperands() > values + 1 ? &get(op, values + 1) : nullptr;
+    const std::string kind = cas ? "cas" : op.strAttr("kind");
+    Tile out = emptyLike(op.result()->type);
+    const DType d = out.type.dtype;
+    for (size_t e = 0; e < out.elems.size(); ++e) {
+      if (mask && !mask->elems[e].i) {
+        out.elems[e] = zeroOf(d);
+        continue;
+      }
+      auto [buf, index] = access(op, "atomic", static_cast<uint64_t>(p.elems[e].i), d, out.type.shape,
+                                 static_cast<int64_t>(e));
+      const Scalar old = isFloat(d) ? floatScalar(d, buf->getF(index)) : intScalar(d, buf->getI(index));
+      out.elems[e] = old;
+      Scalar next;
+      if (cas) {
+        if (old.i != cmp->elems[e].i) continue;  // no write: the element stays as it was
+        next = val.elems[e];
+      } else if (kind == "xchg") {
+        next = val.elems[e];
+      } else if (isFloat(d)) {  // add (the only float kind besides xchg)
+        next = floatScalar(d, static_cast<float>(old.f) + static_cast<float>(val.elems[e].f));
+      } else {
+        const int64_t a = old.i, b = val.elems[e].i;
+        const int64_t r = kind == "add" ? static_cast<int64_t>(uint64_t(a) + uint64_t(b))
+                          : kind == "max" ? std::max(a, b)
+                          : kind == "min" ? std::min(a, b)
+                          : kind == "and" ? (a & b)
+                          : kind == "or"  ? (a | b)
+                                          : (a ^ b);
+        next = intScalar(d, r);
+      }
+      if (isFloat(d)) buf->setF(index, next.f);
+      else buf->setI(index, next.i);
+      buf->markStored(static_cast<uint64_t>(index) * static_cast<uint64_t>(dtypeBytes(d)));
+    }
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
   // ----- reductions
 
   // Calls fn(outputIndex, inputIndices) for each output element of a reduction along `axis`;
@@ -764,6 +847,23 @@ class ScalarInterpreter {
       for (size_t k = 0; k < carried.size(); ++k) set(body.arg(k + 1), carried[k]);
       carried = runRegion(body);
       if (__builtin_add_overflow(iv, step, &iv)) break;
+    }
+    for (size_t k = 0; k < op.numResults(); ++k) set(op.result(k), std::move(carried[k]));
+  }
+
+  // v = inits; loop { if !cond(v) break; v = body(v) }. Every region op is charged to the
+  // budget (runRegion), so a loop that never ends stops with the budget's located error.
+  void execWhile(const Op& op) {
+    std::vector<Tile> carried;
+    for (size_t k = 0; k < op.numOperands(); ++k) carried.push_back(get(op, k));
+    const Region &cond = op.region(0), &body = op.region(1);
+    for (;;) {
+      for (size_t k = 0; k < carried.size(); ++k) set(cond.arg(k), carried[k]);
+      runRegion(cond);
+      const Op& term = *cond.terminator();
+      if (get(term, 0).elems[0].i == 0) break;
+      for (size_t k = 0; k < carried.size(); ++k) set(body.arg(k), std::move(carried[k]));
+      carried = runRegion(body);
     }
     for (size_t k = 0; k < op.numResults(); ++k) set(op.result(k), std::move(carried[k]));
   }

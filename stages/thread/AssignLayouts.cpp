@@ -209,6 +209,10 @@ class Assigner {
 
   LayoutPtr defaultLayout(const Type& t) const { return defaultBlockedLayout(t.shape, numWarps_, 1); }
 
+  // Atomics take one layout for pointers, values, mask and result, like elementwise ops (any
+  // layout will do: they are never vectorized).
+  static bool isAtomic(const Op& op) { return op.kind == OpKind::AtomicRMW || op.kind == OpKind::AtomicCAS; }
+
   // --- step 2: forward candidates ---------------------------------------------------------------
 
   // The values an op's operand `idx` in layout `l` gives a layout to (Triton's forward
@@ -216,6 +220,7 @@ class Assigner {
   // slice, expand_dims of a slice gives the parent, loop-carried values keep it.
   std::vector<std::pair<Value*, LayoutPtr>> forwardEdges(Op& op, size_t idx, const LayoutPtr& l) {
     std::vector<std::pair<Value*, LayoutPtr>> out;
+    if (isAtomic(op)) out.push_back({op.result(), l});
     switch (op.info().category) {
       case OpCategory::Elementwise:
         out.push_back({op.result(), l});
@@ -237,11 +242,20 @@ class Assigner {
           out.push_back({op.region(0).arg(idx - 2), l});
           out.push_back({op.result(idx - 3), l});
         }
+        if (op.kind == OpKind::While) {  // init k: the cond's and body's argument k, result k
+          out.push_back({op.region(0).arg(idx), l});
+          out.push_back({op.region(1).arg(idx), l});
+          out.push_back({op.result(idx), l});
+        }
         break;
       case OpCategory::Terminator:
         if (op.kind == OpKind::Yield && op.parent && op.parent->parentOp) {
           Op& owner = *op.parent->parentOp;
           if (owner.kind == OpKind::For) out.push_back({owner.region(0).arg(idx + 1), l});
+          if (owner.kind == OpKind::While) {
+            out.push_back({owner.region(0).arg(idx), l});
+            out.push_back({owner.region(1).arg(idx), l});
+          }
           out.push_back({owner.result(idx), l});
         }
         break;
@@ -297,6 +311,8 @@ class Assigner {
     if (auto l = bestCandidate(v)) return l;
     if (v->isRegionArg() && v->owner && v->owner->parentOp && v->owner->parentOp->kind == OpKind::For && v->index > 0)
       if (auto l = wantOf(v->owner->parentOp->result(v->index - 1))) return l;
+    if (v->isRegionArg() && v->owner && v->owner->parentOp && v->owner->parentOp->kind == OpKind::While)
+      if (auto l = wantOf(v->owner->parentOp->result(v->index))) return l;
     return wantOf(v);
   }
 
@@ -330,9 +346,10 @@ class Assigner {
       }
       case OpKind::Dot: return idx == 2 ? resultLayout(0) : nullptr;  // a, b: any (staged in shared memory)
       case OpKind::For: return idx >= 3 ? resultLayout(idx - 3) : nullptr;
+      case OpKind::While: return resultLayout(idx);
       case OpKind::Yield: return op.parent && op.parent->parentOp ? resultLayout(idx) : nullptr;
       default:
-        if (op.info().category == OpCategory::Elementwise) return resultLayout(0);
+        if (op.info().category == OpCategory::Elementwise || isAtomic(op)) return resultLayout(0);
         return nullptr;
     }
   }
@@ -345,9 +362,11 @@ class Assigner {
       auto resultPref = [&](size_t k) -> LayoutPtr {
         if (op.kind == OpKind::Yield) {
           Op& owner = *op.parent->parentOp;
+          if (owner.kind == OpKind::While) return preferred(owner.region(0).arg(k));
           return owner.kind == OpKind::For ? preferred(owner.region(0).arg(k + 1)) : preferred(owner.result(k));
         }
         if (op.kind == OpKind::For) return preferred(op.region(0).arg(k + 1));
+        if (op.kind == OpKind::While) return preferred(op.region(0).arg(k));
         return preferred(op.result(k));
       };
       for (size_t k = 0; k < op.numOperands(); ++k) want(op.operand(k), required(op, k, resultPref));
@@ -377,6 +396,19 @@ class Assigner {
           setLayout(op.result(i), l);
         }
         decide(body);
+        continue;
+      }
+      if (op.kind == OpKind::While) {  // carried value i: one layout for both regions' args and result i
+        for (size_t i = 0; i < op.numResults(); ++i) {
+          if (!op.result(i)->type.isTile()) continue;
+          LayoutPtr l = preferred(op.region(0).arg(i));
+          if (!l) l = op.operand(i)->type.layout;  // the init's
+          setLayout(op.region(0).arg(i), l);
+          setLayout(op.region(1).arg(i), l);
+          setLayout(op.result(i), l);
+        }
+        decide(op.region(0));
+        decide(op.region(1));
         continue;
       }
       if (op.kind == OpKind::If) {
@@ -421,7 +453,7 @@ class Assigner {
       default:
         break;
     }
-    if (op.info().category == OpCategory::Elementwise) {
+    if (op.info().category == OpCategory::Elementwise || isAtomic(op)) {
       // Operands that agree decide; otherwise the preferred layout (a conversion goes on the
       // operands that differ).
       LayoutPtr common;

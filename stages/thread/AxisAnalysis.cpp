@@ -361,7 +361,8 @@ class Analyzer {
       case OpKind::And:  // low zero bits of either side stay zero
         return perElement(op, [](int64_t x, int64_t y) { return std::max(x, y); });
       case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Sqrt:
-      case OpKind::Rsqrt: case OpKind::Sigmoid: {
+      case OpKind::Rsqrt: case OpKind::Sigmoid: case OpKind::Log2: case OpKind::Cos: case OpKind::Sin:
+      case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf: {
         AxisInfo a = unknown(t);
         a.constancy = get(op.operand(0)).constancy;
         return a;
@@ -378,6 +379,7 @@ class Analyzer {
     for (const auto& op : r.ops) {
       if (op->kind == OpKind::For) forOp(*op);
       else if (op->kind == OpKind::If) ifOp(*op);
+      else if (op->kind == OpKind::While) whileOp(*op);
       else if (op->numResults() == 1) info_[op->result()] = clamp(rule(*op), op->result()->type);
     }
   }
@@ -408,6 +410,16 @@ class Analyzer {
       region(body);
     }
     for (size_t i = 0; i < n; ++i) info_[op.result(i)] = get(body.arg(i + 1));
+  }
+
+  // A while's carried values may change any number of times: nothing is assumed about them
+  // (unknown is always true); the regions are still analyzed for the values they compute.
+  void whileOp(const Op& op) {
+    for (const auto& r : op.regions)
+      for (const auto& a : r->args) info_[a.get()] = unknown(a->type);
+    region(op.region(0));
+    region(op.region(1));
+    for (const auto& res : op.results) info_[res.get()] = unknown(res->type);
   }
 
   void ifOp(const Op& op) {

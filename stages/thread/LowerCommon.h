@@ -119,6 +119,8 @@ class Lowerer {
   void lowerLoad(const Op& op);                // LowerMemory.cpp
   void lowerStore(const Op& op);
   int64_t checkedVec(const Op& op, const Type& valueType);
+  void lowerAtomic(const Op& op);              // atomic_rmw, atomic_cas
+  void lowerDebugBarrier(const Op& op);
   void lowerReduce(const Op& op);              // LowerReduce.cpp
   void lowerArgmax(const Op& op);
   Value* combine(const std::string& kind, Value* a, Value* b);
@@ -131,6 +133,7 @@ class Lowerer {
                            const std::vector<int>& srcDimOfDst, const std::string& purpose);
   void lowerFor(const Op& op);                 // LowerControl.cpp
   void lowerIf(const Op& op);
+  void lowerWhile(const Op& op);
 
   const Function& src_;
   std::unique_ptr<Function> dst_;

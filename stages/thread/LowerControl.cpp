@@ -1,12 +1,14 @@
-// Lowering of structured control flow: for and if keep their structure; the values they carry
-// become the thread's registers.
+// Lowering of structured control flow: for, if and while keep their structure; the values they
+// carry become the thread's registers.
 //
-// Expects: for (lo, hi, step: uniform scalars; inits) and if (uniform i1 condition), with
+// Expects: for (lo, hi, step: uniform scalars; inits), if (uniform i1 condition) and while
+// (inits; a cond region ending in a uniform i1 `condition`, a body yielding the next values), with
 // carried / yielded tiles in layouts that agree (the verifier's rule: types are equal).
 // Guarantees: the same op at thread level, with every carried tile's type lowered to its
 // register vector; the body / branches are lowered in place. Bounds and conditions are
 // uniform (block-IR scalars are the same in every thread), so the threads of a block never
-// diverge on these and every barrier inside is reached by all of them.
+// diverge on these and every barrier inside is reached by all of them. A while's condition is
+// a block-IR scalar too: every thread leaves the loop at the same iteration.
 #include "thread/LowerCommon.h"
 
 namespace tl::lower {
@@ -29,6 +31,22 @@ void Lowerer::lowerIf(const Op& op) {
   lowerRegion(op.region(0), branch->region(0));
   lowerRegion(op.region(1), branch->region(1));
   for (size_t i = 0; i < op.numResults(); ++i) set(op.result(i), branch->result(i));
+}
+
+void Lowerer::lowerWhile(const Op& op) {
+  std::vector<Value*> inits;
+  for (Value* v : op.operands) inits.push_back(get(v));
+  Op* loop = b_.whileOp(inits);
+  for (size_t r = 0; r < 2; ++r) {
+    const Region& from = op.region(r);
+    Region& to = loop->region(r);
+    for (size_t i = 0; i < from.args.size(); ++i) {
+      to.arg(i)->name = from.arg(i)->name;
+      set(from.arg(i), to.arg(i));
+    }
+    lowerRegion(from, to);
+  }
+  for (size_t i = 0; i < op.numResults(); ++i) set(op.result(i), loop->result(i));
 }
 
 }  // namespace tl::lower

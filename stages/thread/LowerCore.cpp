@@ -197,6 +197,11 @@ void Lowerer::lowerOp(const Op& op) {
     case OpKind::Dot: lowerDot(op); break;
     case OpKind::For: lowerFor(op); break;
     case OpKind::If: lowerIf(op); break;
+    case OpKind::While: lowerWhile(op); break;
+    case OpKind::Condition: b_.condition(get(op.operand(0))); break;
+    case OpKind::AtomicRMW:
+    case OpKind::AtomicCAS: lowerAtomic(op); break;
+    case OpKind::DebugBarrier: lowerDebugBarrier(op); break;
     case OpKind::Yield: {
       std::vector<Value*> vals;
       for (Value* v : op.operands) vals.push_back(get(v));

