@@ -18,6 +18,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -306,6 +308,28 @@ std::vector<std::string> listGpus() {
     }
   }
   return {keys.begin(), keys.end()};
+}
+
+namespace {
+// The target GPU (Gpu.h): set by the tool, or loaded on first use.
+std::mutex targetMutex;
+std::optional<GpuSpec> target;
+}  // namespace
+
+GpuSpec targetGpu() {
+  std::lock_guard<std::mutex> lock(targetMutex);
+  if (!target) target = loadGpu(kDefaultTargetGpu);
+  return *target;
+}
+
+void setTargetGpu(const GpuSpec& gpu) {
+  std::lock_guard<std::mutex> lock(targetMutex);
+  target = gpu;
+}
+
+void resetTargetGpu() {
+  std::lock_guard<std::mutex> lock(targetMutex);
+  target.reset();
 }
 
 std::string gpuToJson(const GpuSpec& spec, int indent) {

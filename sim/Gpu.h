@@ -5,6 +5,14 @@
 //   GpuSpec h200 = loadGpu("h200");          // sim/gpus/h200.json
 //   listGpus()                                // {"a100", "h100", "h200", "rtx4090", ...}
 //
+// The target GPU: the one description the compiling stages check a kernel against (today: the
+// shared memory one block may use, stages/thread/SharedMemory.cpp). One per process, like
+// runtime/Budget.h's workLimits(): a tool sets it once from its command line (tl-ptx --gpu;
+// tl-sim and tl-viz are to set it from theirs), tl-thread keeps the default, h200.
+//
+//   setTargetGpu(loadGpu("a100"));            // tl-ptx --gpu a100
+//   targetGpu().maxSharedPerBlock             // 166912
+//
 // Expects: a JSON object whose keys are exactly the field names below (camelCase, as spelled in
 // the struct), every one present, no other key. Guarantees: a returned GpuSpec passed the checks
 // in Gpu.cpp (positive sizes, warps x 32 = threads, carve-outs ascending and ending at
@@ -78,6 +86,14 @@ GpuSpec loadGpuFile(const std::string& path);
 // Parses a description from JSON text; `fileName` is only used in error messages and `key` must
 // match the text's "key" field.
 GpuSpec parseGpuJson(const std::string& text, const std::string& fileName, const std::string& key);
+// The process's target GPU: the one setTargetGpu() gave, else loadGpu(kDefaultTargetGpu), loaded
+// on first use (throws like loadGpu when that file is not found). Thread-safe; returns a copy.
+inline constexpr const char* kDefaultTargetGpu = "h200";
+GpuSpec targetGpu();
+void setTargetGpu(const GpuSpec& gpu);
+// Back to the default (the next targetGpu() loads kDefaultTargetGpu again).
+void resetTargetGpu();
+
 // The description as JSON text (the same fields loadGpu reads), for reports.
 std::string gpuToJson(const GpuSpec& spec, int indent = 1);
 

@@ -8,9 +8,18 @@
 // Guarantees: every buffer gets a 16-byte-aligned offset; two buffers whose lifetimes overlap
 // never overlap in memory; Function::sharedBytes is the peak (the end of the highest buffer).
 // The base address of each buffer is an i32 `constant` in the IR, written after allocation.
+//
+// The limit: the plan must fit the shared memory one block may use on the target GPU
+// (sim/Gpu.h targetGpu(): the tool's --gpu, else h200; GpuSpec::maxSharedPerBlock, the opt-in
+// maximum, 227 KB on the H200). A plan that does not is reported at the first op (in program
+// order) whose buffers end past the limit, as a RuntimeError (`file:line:col: error: ...`, exit
+// 1 in every tool that runs this pipeline: tl-thread, tl-sim, tl-ptx, tl-viz) that gives the
+// bytes that op needs, its buffers, the limit and the GPU. Up to 48 KB tl-ptx declares the
+// memory statically, above it as dynamic shared memory (stages/ptx/DynamicShared.h).
 #include <algorithm>
 #include <cstdio>
 
+#include "sim/Gpu.h"
 #include "thread/LowerCommon.h"
 
 namespace tl {
@@ -18,6 +27,42 @@ namespace tl {
 namespace {
 constexpr int64_t kSharedAlign = 16;  // the widest vector access
 int64_t alignUp(int64_t v) { return (v + kSharedAlign - 1) / kSharedAlign * kSharedAlign; }
+}  // namespace
+
+namespace {
+
+// "227 KB" for whole kilobytes, else "1000 B".
+std::string kb(int64_t bytes) {
+  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KB" : std::to_string(bytes) + " B";
+}
+
+// Throws the located error when the placed buffers end past what one block may use on the
+// target GPU (see the top of this file).
+void checkFitsTargetGpu(const std::vector<SharedBuffer>& buffers, int64_t peak) {
+  if (peak == 0) return;
+  const GpuSpec gpu = targetGpu();
+  const int64_t limit = gpu.maxSharedPerBlock;
+  if (peak <= limit) return;
+  // The first op (lowest lifetime start) with a buffer ending past the limit.
+  const SharedBuffer* culprit = nullptr;
+  for (const SharedBuffer& b : buffers)
+    if (b.offset + b.bytes > limit && (!culprit || b.firstOp < culprit->firstOp)) culprit = &b;
+  // Everything that op asked for, and where its buffers end.
+  int64_t needed = 0;
+  std::string parts;
+  int count = 0;
+  for (const SharedBuffer& b : buffers) {
+    if (b.firstOp != culprit->firstOp || b.op != culprit->op || !(b.loc == culprit->loc)) continue;
+    needed = std::max(needed, b.offset + b.bytes);
+    parts += (count++ ? " + " : "") + b.purpose + " " + std::to_string(b.bytes);
+  }
+  std::string msg = culprit->op + " needs " + std::to_string(needed) + " bytes (" + kb(needed) +
+                    ") of shared memory per block (" + parts + (count > 1 ? " bytes, live together" : " bytes") +
+                    "), more than the " + std::to_string(limit) + " bytes (" + kb(limit) + ") one block may use on " +
+                    gpu.key + " (" + gpu.name + ", maxSharedPerBlock); use smaller tiles";
+  throw RuntimeError(culprit->loc, msg);
+}
+
 }  // namespace
 
 int64_t allocateSharedMemory(std::vector<SharedBuffer>& buffers) {
@@ -46,6 +91,7 @@ int64_t allocateSharedMemory(std::vector<SharedBuffer>& buffers) {
     peak = std::max(peak, offset + buf.bytes);
     active.push_back(i);
   }
+  checkFitsTargetGpu(buffers, peak);
   return peak;
 }
 
