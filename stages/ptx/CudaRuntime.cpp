@@ -40,6 +40,7 @@ struct CudaRuntime::Api {
   decltype(&::cuModuleUnload) moduleUnload = nullptr;
   decltype(&::cuModuleGetFunction) moduleGetFunction = nullptr;
   decltype(&::cuFuncGetAttribute) funcGetAttribute = nullptr;
+  decltype(&::cuFuncSetAttribute) funcSetAttribute = nullptr;          // optional (see openWith)
   decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy = nullptr;
   decltype(&::cuMemAlloc) memAlloc = nullptr;                          // _v2
   decltype(&::cuMemFree) memFree = nullptr;                            // _v2
@@ -184,6 +185,9 @@ std::unique_ptr<CudaRuntime> CudaRuntime::openWith(const SymbolLookup& lookup, s
       return nullptr;
     }
   }
+  // Needed only to launch a kernel with more than 48 KB of shared memory (loadModule says so
+  // when it is missing); every driver since CUDA 9.0 has it.
+  *slot(a.funcSetAttribute) = lookup("cuFuncSetAttribute");
 
   // Initialize, pick device 0, make its primary context current.
   auto fail = [&](CUresult r, const char* call) {
@@ -222,6 +226,7 @@ std::unique_ptr<CudaRuntime> CudaRuntime::openWith(const SymbolLookup& lookup, s
       {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &d.memClockKHz},
       {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &d.busWidthBits},
       {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, &d.maxThreadsPerSM},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &d.maxSharedPerBlockOptin},
   };
   for (const AttrSlot& s : attrs) {
     // Clock attributes are deprecated in recent CUDA versions and may fail: leave them 0.
@@ -252,6 +257,7 @@ GpuModule& GpuModule::operator=(GpuModule&& o) noexcept {
   function = o.function;
   attrs = o.attrs;
   fromCubin = o.fromCubin;
+  dynamicSharedBytes = o.dynamicSharedBytes;
   loadNote = std::move(o.loadNote);
   jitLog = std::move(o.jitLog);
   loadMs = o.loadMs;
@@ -267,7 +273,7 @@ GpuModule::~GpuModule() {
 }
 
 GpuModule CudaRuntime::loadModule(const std::string& ptx, const std::string& cubin, const std::string& kernelName,
-                                  int threadsPerBlock) const {
+                                  int threadsPerBlock, int dynamicSharedBytes) const {
   auto start = std::chrono::steady_clock::now();
   GpuModule m;
   m.rt_ = this;
@@ -313,8 +319,29 @@ GpuModule CudaRuntime::loadModule(const std::string& ptx, const std::string& cub
                     "allows at most " + std::to_string(m.attrs.maxThreadsPerBlock) +
                     " for it (too many registers per thread?); try a smaller --num-warps",
                     CUDA_ERROR_INVALID_VALUE);
-  check(api_->occupancy(&m.attrs.blocksPerSM, m.function, threadsPerBlock, 0),
-        "cuOccupancyMaxActiveBlocksPerMultiprocessor", std::to_string(threadsPerBlock) + " threads per block");
+  if (dynamicSharedBytes < 0) throw std::invalid_argument("loadModule: negative dynamic shared memory");
+  if (dynamicSharedBytes > 0) {
+    // Dynamic shared memory (ptx/DynamicShared.h): above 48 KB a kernel must opt in to it.
+    const std::string bytes = std::to_string(dynamicSharedBytes) + " bytes of dynamic shared memory";
+    if (device_.maxSharedPerBlockOptin > 0 && dynamicSharedBytes > device_.maxSharedPerBlockOptin)
+      throw CudaError(kernelName + " needs " + bytes + " per block but the " + device_.name + " allows at most " +
+                          std::to_string(device_.maxSharedPerBlockOptin) +
+                          " (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN); compile with --gpu set to "
+                          "this GPU to have the limit checked at the op that asks for it",
+                      CUDA_ERROR_INVALID_VALUE);
+    if (!api_->funcSetAttribute)
+      throw CudaError("the driver library lacks cuFuncSetAttribute, needed for the " + bytes + " of " + kernelName,
+                      CUDA_ERROR_NOT_SUPPORTED);
+    check(api_->funcSetAttribute(m.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamicSharedBytes),
+          "cuFuncSetAttribute", "MAX_DYNAMIC_SHARED_SIZE_BYTES = " + std::to_string(dynamicSharedBytes));
+  }
+  m.dynamicSharedBytes = dynamicSharedBytes;
+  m.attrs.dynamicSharedBytes = dynamicSharedBytes;
+  // Blocks per SM with the dynamic memory every launch passes (0 for static shared memory).
+  check(api_->occupancy(&m.attrs.blocksPerSM, m.function, threadsPerBlock, size_t(dynamicSharedBytes)),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        std::to_string(threadsPerBlock) + " threads per block, " + std::to_string(dynamicSharedBytes) +
+            " bytes of dynamic shared memory");
   m.attrs.warpsPerSM = m.attrs.blocksPerSM * ((threadsPerBlock + 31) / 32);
   m.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return m;
@@ -412,13 +439,16 @@ static void checkGrid(const std::array<int64_t, 3>& grid, int threadsPerBlock) {
 
 void DeviceBuffers::launch(const GpuModule& mod, const std::array<int64_t, 3>& grid, int threadsPerBlock) const {
   checkGrid(grid, threadsPerBlock);
-  // Shared memory is static (declared in the PTX), so sharedMemBytes is 0; stream 0 is the
-  // legacy default stream, which orders this launch after earlier work on the context.
+  // sharedMemBytes: the module's dynamic shared memory (0 when the PTX declares it statically,
+  // ptx/DynamicShared.h); stream 0 is the legacy default stream, which orders this launch after
+  // earlier work on the context.
   rt_.check(rt_.api().launchKernel(mod.function, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
-                                   unsigned(threadsPerBlock), 1, 1, 0, nullptr, params_.data(), nullptr),
+                                   unsigned(threadsPerBlock), 1, 1, unsigned(mod.dynamicSharedBytes), nullptr,
+                                   params_.data(), nullptr),
             "cuLaunchKernel",
             "grid (" + std::to_string(grid[0]) + "," + std::to_string(grid[1]) + "," + std::to_string(grid[2]) +
-                "), " + std::to_string(threadsPerBlock) + " threads per block");
+                "), " + std::to_string(threadsPerBlock) + " threads per block, " +
+                std::to_string(mod.dynamicSharedBytes) + " bytes of dynamic shared memory");
 }
 
 void DeviceBuffers::copyOutputsBack(Memory& memory) const {

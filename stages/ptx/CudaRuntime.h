@@ -9,7 +9,7 @@
 //
 //   std::string why;
 //   auto rt = CudaRuntime::open(&why);               // nullptr + why when there is no driver
-//   GpuModule mod = rt->loadModule(ptx, cubin, "softmax_kernel", 128);
+//   GpuModule mod = rt->loadModule(ptx, cubin, "softmax_kernel", 128, dynamicSharedBytes);
 //   std::vector<KernelArg> args = kernelArgsFor(*fn, launch);
 //   DeviceBuffers dev(*rt, args, memory);            // cuMemAlloc + cuMemcpyHtoD per buffer
 //   dev.launch(mod, launch.grid, 128);               // cuLaunchKernel
@@ -62,6 +62,7 @@ struct DeviceInfo {
   int busWidthBits = 0;        // memory bus width
   int64_t totalMemBytes = 0;
   int maxThreadsPerSM = 0;
+  int maxSharedPerBlockOptin = 0;  // shared memory one block may opt in to (0 when not reported)
   int driverVersion = 0;       // e.g. 13000 for CUDA 13.0
 
   std::string arch() const { return "sm_" + std::to_string(ccMajor) + std::to_string(ccMinor); }
@@ -76,6 +77,7 @@ struct DeviceInfo {
 struct KernelAttributes {
   int registers = 0;             // CU_FUNC_ATTRIBUTE_NUM_REGS
   int sharedBytes = 0;           // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES (static shared memory)
+  int dynamicSharedBytes = 0;    // what every launch passes as sharedMemBytes (loadModule's argument)
   int localBytes = 0;            // CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES (spills + stack, per thread)
   int maxThreadsPerBlock = 0;    // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
   int blocksPerSM = 0;           // cuOccupancyMaxActiveBlocksPerMultiprocessor at the launch's block size
@@ -97,6 +99,7 @@ class GpuModule {
   CUfunc_st* function = nullptr;   // the CUfunction
   KernelAttributes attrs;
   bool fromCubin = false;      // loaded from ptxas' cubin (else the driver JIT-compiled the PTX)
+  int dynamicSharedBytes = 0;  // passed as cuLaunchKernel's sharedMemBytes at every launch
   std::string loadNote;        // why the cubin was not used, when it was not
   std::string jitLog;          // the JIT's info log (PTX loads)
   double loadMs = 0;           // cuModuleLoadData(Ex) + cuModuleGetFunction + attributes
@@ -134,8 +137,8 @@ class DeviceBuffers {
   DeviceBuffers(const DeviceBuffers&) = delete;
   DeviceBuffers& operator=(const DeviceBuffers&) = delete;
 
-  // Enqueues one launch on the default stream (asynchronous: errors inside the kernel surface at
-  // the next synchronize()).
+  // Enqueues one launch on the default stream with the module's dynamic shared memory
+  // (asynchronous: errors inside the kernel surface at the next synchronize()).
   void launch(const GpuModule& mod, const std::array<int64_t, 3>& grid, int threadsPerBlock) const;
   // Copies every output buffer back into `memory` (synchronous).
   void copyOutputsBack(Memory& memory) const;
@@ -194,9 +197,13 @@ class CudaRuntime {
   // Loads the kernel `kernelName`: from `cubin` when it is not empty (falling back to the PTX
   // when the driver rejects it, e.g. a cubin for another architecture), else from `ptx` through
   // the driver's JIT with its error log in the exception. Fills the attributes and occupancy
-  // for blocks of `threadsPerBlock` threads.
+  // for blocks of `threadsPerBlock` threads with `dynamicSharedBytes` of dynamic shared memory
+  // (ptx/DynamicShared.h; 0 when the PTX declares its shared memory statically). When that is
+  // not 0, first raises the kernel's dynamic limit to it (cuFuncSetAttribute
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, required above 48 KB), after checking it
+  // against the device's opt-in limit; every DeviceBuffers::launch of the module passes it.
   GpuModule loadModule(const std::string& ptx, const std::string& cubin, const std::string& kernelName,
-                       int threadsPerBlock) const;
+                       int threadsPerBlock, int dynamicSharedBytes = 0) const;
   // cuCtxSynchronize: waits for the GPU and reports errors of earlier asynchronous work.
   void synchronize(const char* what) const;
 

@@ -1,6 +1,7 @@
 // The JIT cache on disk (see JitCache.h for the layout and the atomicity argument). Entries are
 // named by the SHA-256 of their key (runtime/Hash.h).
 #include "ptx/JitCache.h"
+#include "ptx/DynamicShared.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -246,11 +247,13 @@ constexpr int64_t kMaxPtxasBytes = int64_t(1) << 24;   // ptxas' shared, spill a
 constexpr int64_t kMaxRegisters = 255;                 // per thread, on every architecture
 constexpr size_t kMaxShortText = 4096;                 // ptxas' path, why it was skipped, a date
 
-// What the PTX itself says: its .entry names and the bytes of its static `.shared` arrays
-// (`.shared .align 16 .b8 tl_shared[4096];`, CodegenModule.cpp).
+// What the PTX itself says: its .entry names, the bytes of its static `.shared` arrays
+// (`.shared .align 16 .b8 tl_shared[4096];`) and whether it declares dynamic shared memory
+// (`.extern .shared .align 16 .b8 tl_shared[];`), CodegenShared.cpp.
 struct PtxFacts {
   std::vector<std::string> entries;
   int64_t staticShared = 0;
+  bool dynamicShared = false;
 };
 
 PtxFacts ptxFacts(std::string_view ptx) {
@@ -266,6 +269,7 @@ PtxFacts ptxFacts(std::string_view ptx) {
       f.entries.emplace_back(name.substr(0, name.find_first_of("( \t\r")));
       break;
     }
+    if (line.substr(0, 16) == ".extern .shared ") f.dynamicShared = true;
     if (line.substr(0, 8) == ".shared ") {
       size_t l = line.find('['), r = line.find(']', l == std::string_view::npos ? 0 : l);
       if (l == std::string_view::npos || r == std::string_view::npos) continue;
@@ -290,9 +294,15 @@ std::string checkEntry(const CacheKey& key, const CacheEntry& e) {
   if (e.kernelName != f.entries[0])
     return "the kernel is named '" + e.kernelName + "' but kernel.ptx's .entry is '" + f.entries[0] + "'";
   if (e.numWarps != key.numWarps) return "num_warps is " + num(e.numWarps) + ", not the key's " + num(key.numWarps);
-  if (e.sharedBytes != f.staticShared)
+  // Up to 48 KB the PTX declares exactly shared_bytes statically; above, none statically and a
+  // dynamic array (ptx/DynamicShared.h).
+  if (ptx::usesDynamicShared(e.sharedBytes) != f.dynamicShared)
+    return "shared_bytes is " + num(e.sharedBytes) + " but kernel.ptx " +
+           (f.dynamicShared ? "declares" : "does not declare") + " dynamic (.extern .shared) memory";
+  if (ptx::staticSharedBytes(e.sharedBytes) != f.staticShared)
     return "shared_bytes is " + num(e.sharedBytes) + " but kernel.ptx declares " + num(f.staticShared) +
-           " bytes of static shared memory";
+           " bytes of static shared memory" +
+           (ptx::usesDynamicShared(e.sharedBytes) ? " (expected 0: above 48 KB it is dynamic)" : "");
   const PtxasInfo& p = e.ptxas;
   if (p.ran != !e.cubin.empty()) return p.ran ? "ptxas ran but there is no cubin" : "there is a cubin but ptxas did not run";
   if (p.ran && !p.ok) return "ptxas rejected this PTX";

@@ -10,7 +10,8 @@
 // Trust: only the key (the entry's name, and every part compared) and the files' hashes are
 // taken on trust. Every other manifest field is checked for its type and range and against what
 // the hashed files say (the kernel name is the PTX's only .entry, shared_bytes its static
-// .shared arrays, num_warps the key's, ptxas ran exactly when there is a cubin, which is ELF);
+// .shared arrays up to 48 KB and an .extern .shared array above, ptx/DynamicShared.h; num_warps
+// the key's, ptxas ran exactly when there is a cubin, which is ELF);
 // an unknown field is a miss too. store() refuses an entry lookup() would reject. Every read is
 // bounded (ir/FileRead.h: the manifest 1 MiB, a payload the size its manifest recorded) and is of
 // a regular file, never through a symbolic link: a FIFO, a device or a link in an entry is a
@@ -74,7 +75,8 @@ struct CacheKey {
 struct CacheEntry {
   std::string kernelName;      // the PTX .entry
   int numWarps = 4;            // threads per block = 32 * numWarps
-  int64_t sharedBytes = 0;     // static shared memory the thread IR asked for
+  int64_t sharedBytes = 0;     // shared memory per block the thread IR asked for (static up
+                               // to 48 KB, dynamic above: ptx/DynamicShared.h)
   std::string ptx;
   std::string cubin;           // empty when ptxas did not run
   PtxasInfo ptxas;

@@ -105,9 +105,13 @@ nlohmann::ordered_json resultsToJson(const RunResults& r) {
                {"l2_flushed", r.l2Flushed}};
   j["throughput"] = {{"bytes", number(r.bytes)}, {"gb_per_s", number(r.gbps)}, {"flops", number(r.flops)},
                      {"tflop_per_s", number(r.tflops)}};
-  j["resources"] = {{"registers", r.registers},           {"shared_bytes", r.sharedBytes},
-                    {"local_bytes", r.localBytes},         {"spill_store_bytes", r.spillStoreBytes},
-                    {"spill_load_bytes", r.spillLoadBytes}, {"blocks_per_sm", r.blocksPerSM},
+  j["resources"] = {{"registers", r.registers},
+                    {"shared_bytes", r.sharedBytes},
+                    {"dynamic_shared_bytes", r.dynamicSharedBytes},
+                    {"local_bytes", r.localBytes},
+                    {"spill_store_bytes", r.spillStoreBytes},
+                    {"spill_load_bytes", r.spillLoadBytes},
+                    {"blocks_per_sm", r.blocksPerSM},
                     {"warps_per_sm", r.warpsPerSM}};
   const CompileTimes& c = r.compile;
   j["compile_ms"] = {{"front_end", number(c.frontEndMs)}, {"passes_layouts_lowering", number(c.threadMs)},
@@ -169,6 +173,7 @@ RunResults resultsFromJson(const nlohmann::ordered_json& j) {
   const auto& res = getObj(j, "", "resources");
   r.registers = int(getInt(res, "resources", "registers"));
   r.sharedBytes = getInt(res, "resources", "shared_bytes");
+  if (res.contains("dynamic_shared_bytes")) r.dynamicSharedBytes = getInt(res, "resources", "dynamic_shared_bytes");
   r.localBytes = getInt(res, "resources", "local_bytes");
   r.spillStoreBytes = int(getInt(res, "resources", "spill_store_bytes"));
   r.spillLoadBytes = int(getInt(res, "resources", "spill_load_bytes"));

@@ -11,6 +11,8 @@
 // not know), never crashes on any JSON value. "source_sha256" is written only when known
 // (RunResults::sourceSha256 non-empty) and read as "" when absent (files measured before it
 // existed): a reader pairs a measurement with a kernel only by this hash and the launch.
+// resources.dynamic_shared_bytes likewise: written always, read as 0 when absent (files written
+// before dynamic shared memory existed had none).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -83,7 +85,8 @@ struct RunResults {
   double tflops = 0;
   // Resources: from ptxas (registers, spills) and from the driver (shared, local, occupancy).
   int registers = 0;
-  int64_t sharedBytes = 0;
+  int64_t sharedBytes = 0;        // static shared memory (ptxas' smem, the driver's SHARED_SIZE_BYTES)
+  int64_t dynamicSharedBytes = 0; // dynamic shared memory every launch passes (over 48 KB; ptx/DynamicShared.h)
   int64_t localBytes = 0;
   int spillStoreBytes = 0, spillLoadBytes = 0;
   int blocksPerSM = 0, warpsPerSM = 0;

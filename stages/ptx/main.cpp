@@ -9,12 +9,16 @@
 //   tl-ptx my_softmax.tl --reference solution.tl     # the GPU's outputs against what they should be
 //   tl-ptx kernels/vector_add.tl --arch sm_80 --no-cache --runs 500
 //   tl-ptx kernels/softmax.tl --unfused            # also the unfused kernels: fusion measured
+//   tl-ptx kernels/matmul.tl --gpu a100 --arch sm_80  # shared memory checked against the A100's limit
 //
 // Per kernel: front end -> (cache hit, or thread IR -> LLVM IR -> PTX -> ptxas -> cache) ->
 // out/ptx/<kernel>.ptx -> [GPU: load, run once, copy back, time, check] -> out/results/<kernel>.json.
 // With --unfused, also: unfuse -> compile each unfused kernel -> out/ptx/<kernel>.unfused.<k>_<op>.ptx
 // -> [GPU: run the sequence over one set of buffers, check, time it like the fused kernel] ->
 // an "unfused" object in the results JSON (docs/gpu.md, "Measuring fusion on the GPU").
+// Shared memory: the thread stage checks a kernel's shared memory against the --gpu description's
+// per-block limit (sim/Gpu.h targetGpu(); default h200, 227 KB) with a located error; above 48 KB
+// the PTX declares it as dynamic shared memory and every launch passes it (ptx/DynamicShared.h).
 // Exit status: 0 when every kernel compiled (and, where a GPU ran it, passed); 1 otherwise.
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -28,11 +32,13 @@
 #include "ir/Printer.h"
 #include "ptx/Codegen.h"
 #include "ptx/CudaRuntime.h"
+#include "ptx/DynamicShared.h"
 #include "ptx/JitCache.h"
 #include "ptx/Results.h"
 #include "ptx/Unfused.h"
 #include "runtime/Driver.h"
 #include "scalar/ScalarInterpreter.h"
+#include "sim/Gpu.h"
 
 namespace fs = std::filesystem;
 
@@ -41,6 +47,7 @@ namespace {
 // tl-ptx's own options (the common ones are in tl::StageOptions).
 struct PtxStageOptions {
   std::string arch = "sm_90";
+  std::string gpu = tl::kDefaultTargetGpu;  // whose limits the compile checks (sim/gpus/<key>.json)
   bool printLLVM = false, printPTX = false;
   std::string ptxDir = "out/ptx";
   bool noCache = false;
@@ -106,7 +113,8 @@ tl::RunResults baseResults(const tl::CompiledKernel& k, const tl::JitResult& jit
   r.arch = o.arch;
   r.ptxPath = ptxPath;
   r.registers = jit.entry.ptxas.registers;
-  r.sharedBytes = jit.entry.ptxas.ran ? jit.entry.ptxas.sharedBytes : jit.entry.sharedBytes;
+  r.sharedBytes = jit.entry.ptxas.ran ? jit.entry.ptxas.sharedBytes : tl::ptx::staticSharedBytes(jit.entry.sharedBytes);
+  r.dynamicSharedBytes = tl::ptx::dynamicSharedBytes(jit.entry.sharedBytes);
   r.localBytes = jit.entry.ptxas.stackFrameBytes;
   r.spillStoreBytes = jit.entry.ptxas.spillStoreBytes;
   r.spillLoadBytes = jit.entry.ptxas.spillLoadBytes;
@@ -118,10 +126,13 @@ tl::RunResults baseResults(const tl::CompiledKernel& k, const tl::JitResult& jit
 void printCompileSummary(const tl::JitResult& jit, const tl::CompiledKernel& k, const std::string& ptxPath,
                          std::ostream& out) {
   const tl::CacheEntry& e = jit.entry;
+  const bool dynamic = tl::ptx::usesDynamicShared(e.sharedBytes);
   out << "   ptx: " << ptxPath << "  (" << e.ptx.size() << " bytes; entry " << e.kernelName << ", "
-      << 32 * e.numWarps << " threads/block, " << e.sharedBytes << " B shared)\n";
+      << 32 * e.numWarps << " threads/block, " << e.sharedBytes << " B shared"
+      << (dynamic ? ", dynamic: over 48 KB" : "") << ")\n";
   if (e.ptxas.ran)
-    out << "   ptxas: " << e.ptxas.registers << " registers, " << e.ptxas.sharedBytes << " B smem, spills "
+    out << "   ptxas: " << e.ptxas.registers << " registers, " << e.ptxas.sharedBytes << " B smem"
+        << (dynamic ? " (static; + " + std::to_string(e.sharedBytes) + " B dynamic at launch)" : "") << ", spills "
         << e.ptxas.spillStoreBytes << " B stores / " << e.ptxas.spillLoadBytes << " B loads, stack "
         << e.ptxas.stackFrameBytes << " B\n";
   else
@@ -205,12 +216,14 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
     throw std::runtime_error("the PTX targets " + o.arch + " but the GPU is " + dev.arch() + " (" + dev.name +
                              "); compile for it with --arch " + dev.arch());
   int threads = 32 * jit.entry.numWarps;
-  tl::GpuModule mod = rt.loadModule(jit.entry.ptx, jit.entry.cubin, jit.entry.kernelName, threads);
+  tl::GpuModule mod = rt.loadModule(jit.entry.ptx, jit.entry.cubin, jit.entry.kernelName, threads,
+                                    int(tl::ptx::dynamicSharedBytes(jit.entry.sharedBytes)));
   r.compile.moduleLoadMs = mod.loadMs;
   if (!quiet) {
     if (!mod.loadNote.empty()) out << "   note: " << mod.loadNote << "\n";
     out << "   module: " << (mod.fromCubin ? "cubin" : "PTX (driver JIT)") << " loaded in " << tl::formatMs(mod.loadMs)
-        << "; driver: " << mod.attrs.registers << " registers, " << mod.attrs.sharedBytes << " B shared, "
+        << "; driver: " << mod.attrs.registers << " registers, " << mod.attrs.sharedBytes << " B shared"
+        << (mod.dynamicSharedBytes ? " + " + std::to_string(mod.dynamicSharedBytes) + " B dynamic" : "") << ", "
         << mod.attrs.localBytes << " B local; occupancy " << mod.attrs.blocksPerSM << " blocks/SM = "
         << mod.attrs.warpsPerSM << " of " << dev.maxWarpsPerSM() << " warps/SM\n";
   }
@@ -219,6 +232,7 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   r.smCount = dev.smCount;
   r.registers = mod.attrs.registers;
   r.sharedBytes = mod.attrs.sharedBytes;
+  r.dynamicSharedBytes = mod.dynamicSharedBytes;
   r.localBytes = mod.attrs.localBytes;
   r.blocksPerSM = mod.attrs.blocksPerSM;
   r.warpsPerSM = mod.attrs.warpsPerSM;
@@ -308,7 +322,8 @@ tl::UnfusedRun runUnfusedOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k,
     for (size_t i = 0; same && i < mine.size(); ++i) same = mine[i].name == args[i].name;
     if (!same) throw std::runtime_error(kb.name + " does not take the same parameters as " + b.kernels[0].name);
     threads.push_back(32 * kb.jit.entry.numWarps);
-    mods.push_back(rt.loadModule(kb.jit.entry.ptx, kb.jit.entry.cubin, kb.jit.entry.kernelName, threads.back()));
+    mods.push_back(rt.loadModule(kb.jit.entry.ptx, kb.jit.entry.cubin, kb.jit.entry.kernelName, threads.back(),
+                                 int(tl::ptx::dynamicSharedBytes(kb.jit.entry.sharedBytes))));
     run.registers.push_back(mods.back().attrs.registers);
   }
   if (!opts.quiet)
@@ -362,6 +377,9 @@ int main(int argc, char** argv) {
   app.add_option("--arch", o.arch, "Target GPU architecture")
       ->check(CLI::IsMember({"sm_80", "sm_86", "sm_89", "sm_90"}))
       ->capture_default_str();
+  app.add_option("--gpu", o.gpu,
+                 "The GPU description (sim/gpus/<key>.json) whose per-block shared-memory limit the compile checks")
+      ->capture_default_str();
   app.add_flag("--print-llvm", o.printLLVM, "Print the optimized LLVM IR");
   app.add_flag("--print-ptx", o.printPTX, "Print the PTX");
   app.add_option("--ptx-dir", o.ptxDir, "Write each kernel's PTX as DIR/<kernel>.ptx")->capture_default_str();
@@ -384,6 +402,12 @@ int main(int argc, char** argv) {
   app.add_flag("--no-line-info", noLineInfo, "Leave the source lines out of the LLVM IR (!dbg) and the PTX (.loc/.file)");
   if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
   o.runsGiven = runsOpt->count() > 0;
+  try {
+    tl::setTargetGpu(tl::loadGpu(o.gpu));
+  } catch (const std::exception& e) {
+    std::cerr << "tl-ptx: error: --gpu: " << e.what() << "\n";
+    return 1;
+  }
 
   tl::JitCache cache(tl::JitCache::defaultRoot());
   Gpu gpu;
