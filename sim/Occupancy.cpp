@@ -80,8 +80,11 @@ int alignUpToCarveout(const GpuSpec& g, int bytes) {
 int blocksByShared(const GpuSpec& g, int shared, const OccupancyOptions& opt, OccupancyResult& r,
                    std::string& reason) {
   r.sharedAllocatedPerBlock = roundUp(shared + g.reservedSharedPerBlock, g.sharedAllocUnit);
-  const bool optedIn = opt.sharedOptIn && shared + g.reservedSharedPerBlock > g.defaultSharedPerBlock;
-  r.sharedLimitPerBlock = (optedIn ? g.maxSharedPerBlock : g.defaultSharedPerBlock) + g.reservedSharedPerBlock;
+  // Up to defaultSharedPerBlock a block needs nothing; above it, the opt-in (when allowed) raises
+  // its limit to maxSharedPerBlock. The reserved 1 KB is the system's, on top of either limit.
+  const bool needsOptIn = shared > g.defaultSharedPerBlock;
+  r.sharedOptedIn = opt.sharedOptIn && needsOptIn;
+  r.sharedLimitPerBlock = (r.sharedOptedIn ? g.maxSharedPerBlock : g.defaultSharedPerBlock) + g.reservedSharedPerBlock;
 
   int preferred = opt.carveoutPercent < 0
                       ? g.sharedPerSM

@@ -12,6 +12,9 @@
 //                  each of the SM's 4 sub-partitions (a warp lives in one), out of registersPerSM;
 //   shared memory  the block's bytes + the 1 KB the driver reserves (sm_80+), rounded up to
 //                  sharedAllocUnit (128 B), out of the shared-memory carve-out the SM is set to;
+//                  a block may use defaultSharedPerBlock (48 KB) without asking; above that only
+//                  as dynamic shared memory with its limit raised (the opt-in, up to
+//                  maxSharedPerBlock: 227 KB on the H200), which tl-ptx does for such kernels;
 //   block slots    maxBlocksPerSM.
 // These are the rules of NVIDIA's occupancy calculator, /usr/local/cuda/include/cuda_occupancy.h
 // (reimplemented here to explain them; tests/sim/occupancy_sweep_test.cpp checks that both
@@ -48,8 +51,9 @@ struct OccupancyOptions {
   // (cudaFuncAttributePreferredSharedMemoryCarveout); -1: no preference (the default).
   int carveoutPercent = -1;
   // The kernel raised its dynamic shared-memory limit above defaultSharedPerBlock
-  // (cudaFuncAttributeMaxDynamicSharedMemorySize), as Triton does when a kernel needs it. When
-  // false, a block may use at most defaultSharedPerBlock (48 KB).
+  // (cudaFuncAttributeMaxDynamicSharedMemorySize), as Triton and tl-ptx do when a kernel needs
+  // it (stages/ptx/DynamicShared.h). When false, a block may use at most defaultSharedPerBlock
+  // (48 KB).
   bool sharedOptIn = true;
 };
 
@@ -80,6 +84,8 @@ struct OccupancyResult {
   int warpsPerSubPartition = 0;       // warps one sub-partition's registers hold (kOccUnlimited: no registers)
   int sharedAllocatedPerBlock = 0;    // (shared + reserved) rounded up to sharedAllocUnit
   int sharedLimitPerBlock = 0;        // the most one block may allocate (incl. the reserved part)
+  bool sharedOptedIn = false;         // the block uses more than defaultSharedPerBlock: it runs only
+                                      // with its dynamic limit raised (the opt-in), up to maxSharedPerBlock
   int sharedCarveoutBytes = 0;        // the shared-memory capacity the SM is assumed set to
 
   bool limitedBy(OccLimiter l) const { return limiterMask & (1u << static_cast<unsigned>(l)); }
