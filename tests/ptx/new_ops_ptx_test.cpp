@@ -49,5 +49,19 @@ TEST(NewOpsPtx, ShiftsAndUmulhi) {
   EXPECT_TRUE(contains(r.ptx, "mul.hi.u64")) << r.ptx;
 }
 
+TEST(NewOpsPtx, WhileLoops) {
+  TL_REQUIRE_PTXAS();
+  for (const char* stem : {"while_data", "while_forever"})
+    for (int nw : {1, 4}) {
+      PtxResult r = newOpsPTX(stem, nw);
+      expectAssembles(r, stem);
+      EXPECT_TRUE(contains(r.ptx, "bra")) << r.ptx;  // the back edge
+    }
+  // The data-dependent condition's reduction inside the loop: shuffles and barriers in the cond region.
+  PtxResult r = newOpsPTX("while_data", 4);
+  EXPECT_TRUE(contains(r.ptx, "shfl.sync.bfly")) << r.ptx;
+  EXPECT_TRUE(contains(r.ptx, "bar.sync")) << r.ptx;
+}
+
 }  // namespace
 }  // namespace tl::ptxtest
