@@ -79,5 +79,26 @@ TEST(OccupancyDynamicShared, TheOptInMaximum) {
   EXPECT_NE(over.reason.find("exceed the per-block limit of 227 KB"), std::string::npos) << over.reason;
 }
 
+// What the driver said on the lab's H200 (cuOccupancyMaxActiveBlocksPerMultiprocessor with the
+// dynamic bytes, bench/results/gpu/smem_check_h200.txt) for kernels/matmul.tl at 128 threads:
+//   48 KB static, 168 registers:   3 blocks/SM (registers: 168 x 32 = 5376 per warp, 16384 / 5376 = 3
+//                                  warps per sub-partition, 12 warps; shared alone would allow 4)
+//   96 KB dynamic, 168 registers:  2 blocks/SM (shared: 99328 per block; registers would allow 3)
+//   192 KB dynamic, 255 registers: 1 block/SM  (shared: 197632 per block; registers would allow 2)
+TEST(OccupancyDynamicShared, AgreesWithTheDriverOnTheH200) {
+  OccupancyResult s48 = occupancy(h200(), 128, 168, 49152);
+  EXPECT_EQ(s48.activeBlocksPerSM, 3);
+  EXPECT_EQ(s48.limiter, OccLimiter::Registers);
+  EXPECT_EQ(s48.blocksByShared, 4);
+  OccupancyResult d96 = occupancy(h200(), 128, 168, 98304);
+  EXPECT_EQ(d96.activeBlocksPerSM, 2);
+  EXPECT_EQ(d96.limiter, OccLimiter::SharedMemory);
+  EXPECT_EQ(d96.blocksByRegisters, 3);
+  OccupancyResult d192 = occupancy(h200(), 128, 255, 196608);
+  EXPECT_EQ(d192.activeBlocksPerSM, 1);
+  EXPECT_EQ(d192.limiter, OccLimiter::SharedMemory);
+  EXPECT_EQ(d192.blocksByRegisters, 2);
+}
+
 }  // namespace
 }  // namespace tl
