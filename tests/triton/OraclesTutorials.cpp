@@ -2,6 +2,7 @@
 // the math each tutorial computes, in double, from its definition.
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <cstdint>
 
 #include "TritonOracles.h"
@@ -77,6 +78,22 @@ OracleResult matmulBTransposed(const Memory& mem, const Launch& l) {
   return res;
 }
 
+// 09, fp8: C = e4m3(A) @ e4m3(B), both operands rounded to fp8 first; contiguous buffers.
+OracleResult matmulFp8(const Memory& mem, const Launch& l) {
+  In a(mem, "a_ptr"), b(mem, "b_ptr");
+  Out c(mem, "c_ptr");
+  const int64_t m = l.i("M"), n = l.i("N"), k = l.i("K");
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p) s += roundToE4M3(a[i * k + p]) * roundToE4M3(b[p * n + j]);
+      c[i * n + j] = s;
+    }
+  OracleResult res;
+  c.into(res);
+  return res;
+}
+
 // 04: inverted dropout, out = x / (1 - p) where kept, else 0.
 OracleResult dropoutWithMask(const Memory& mem, const Launch& l) {
   In x(mem, "x_ptr"), keep(mem, "x_keep_ptr");
@@ -89,31 +106,41 @@ OracleResult dropoutWithMask(const Memory& mem, const Launch& l) {
   return r;
 }
 
-// Philox-4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11) with
-// Triton's use of it: key (seed low 32 bits, seed high 32 bits), counter (offset, 0, 0, 0), the
-// first output word; tl.rand maps it to [0, 1) as (x < 0 ? -x - 1 : x) * 2^-31 with x read as
-// int32 (Triton's uint_to_uniform_float).
-double tritonRand(uint64_t seed, uint32_t offset) {
-  uint32_t c0 = offset, c1 = 0, c2 = 0, c3 = 0;
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  constexpr uint32_t kRoundA = 0xD2511F53u, kRoundB = 0xCD9E8D57u;
-  constexpr uint32_t kKeyA = 0x9E3779B9u, kKeyB = 0xBB67AE85u;
+}  // namespace
+
+std::array<uint32_t, 4> philox4x32x10(std::array<uint32_t, 4> c, std::array<uint32_t, 2> key) {
+  constexpr uint32_t kRoundA = 0xD2511F53u, kRoundB = 0xCD9E8D57u;  // the multipliers
+  constexpr uint32_t kKeyA = 0x9E3779B9u, kKeyB = 0xBB67AE85u;      // the Weyl key increments
   for (int round = 0; round < 10; ++round) {
-    const uint64_t pa = static_cast<uint64_t>(kRoundA) * c0;
-    const uint64_t pb = static_cast<uint64_t>(kRoundB) * c2;
-    const uint32_t n0 = static_cast<uint32_t>(pb >> 32) ^ c1 ^ k0;
-    const uint32_t n2 = static_cast<uint32_t>(pa >> 32) ^ c3 ^ k1;
-    c1 = static_cast<uint32_t>(pb);
-    c3 = static_cast<uint32_t>(pa);
-    c0 = n0;
-    c2 = n2;
-    k0 += kKeyA;
-    k1 += kKeyB;
+    const uint64_t pa = static_cast<uint64_t>(kRoundA) * c[0];
+    const uint64_t pb = static_cast<uint64_t>(kRoundB) * c[2];
+    c = {static_cast<uint32_t>(pb >> 32) ^ c[1] ^ key[0], static_cast<uint32_t>(pb),
+         static_cast<uint32_t>(pa >> 32) ^ c[3] ^ key[1], static_cast<uint32_t>(pa)};
+    key[0] += kKeyA;
+    key[1] += kKeyB;
   }
-  int64_t x = static_cast<int32_t>(c0);
-  if (x < 0) x = -x - 1;
-  return static_cast<double>(x) * 4.6566127342e-10;
+  return c;
 }
+
+double tritonRand(uint64_t seed, uint32_t offset) {
+  const std::array<uint32_t, 4> out = philox4x32x10(
+      {offset, 0, 0, 0}, {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
+  int64_t x = static_cast<int32_t>(out[0]);
+  if (x < 0) x = -x - 1;
+  return static_cast<double>(static_cast<float>(x) * 4.6566127342e-10f);  // f32, as on the GPU
+}
+
+double roundToE4M3(double v) {
+  if (std::isnan(v)) return v;
+  const double mag = std::fabs(v);
+  if (mag == 0) return v;
+  const int e = std::max(std::ilogb(mag), -6);      // subnormals share the exponent of 2^-6
+  const double quantum = std::ldexp(1.0, e - 3);    // 3 mantissa bits below the leading one
+  const double r = std::nearbyint(mag / quantum) * quantum;  // the default mode: ties to even
+  return std::copysign(std::min(r, 448.0), v);
+}
+
+namespace {
 
 // 04, seeded: out = x / (1 - p) where tl.rand(seed, i) > p, else 0.
 OracleResult seededDropout(const Memory& mem, const Launch& l) {
@@ -386,6 +413,7 @@ const std::vector<TritonOracle>& tutorialOracles() {
       {"t07_math", "log2, sin cos, floor + ceil, erf, fma, clamp", builtinMath},
       {"t08_grouped_gemm", "C_g = A_g @ B_g for each problem", groupedGemm},
       {"t09_persistent_matmul", "C = A @ B", matmulPlain},
+      {"t09_matmul_fp8", "C = fp8_e4m3(A) @ fp8_e4m3(B)", matmulFp8},
       {"t09_matmul_descriptor", "C = A @ B^T (B stored [N, K])", matmulBTransposed},
       {"t09_block_ptr_matmul", "C = A @ B", matmulPlain},
   };

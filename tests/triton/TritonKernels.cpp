@@ -44,6 +44,7 @@ const std::vector<LaunchOverride>* altOverrides(const std::string& stem) {
       {"t07_math", {{"n_elements", "257"}}},
       {"t08_grouped_gemm", {{"NUM_SM", "1"}}},                              // one program takes every tile
       {"t09_persistent_matmul", {{"M", "33"}, {"N", "70"}, {"K", "47"}, {"NUM_SMS", "3"}}},
+      {"t09_matmul_fp8", {{"M", "33"}, {"N", "70"}, {"K", "47"}}},
       {"t09_matmul_descriptor", {{"M", "33"}, {"N", "70"}, {"K", "47"}, {"EPILOGUE_SUBTILE", "False"}}},
       {"t09_block_ptr_matmul", {{"M", "33"}, {"N", "70"}, {"K", "47"}}},
   };

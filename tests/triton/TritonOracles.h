@@ -9,6 +9,8 @@
 // its reference already.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,5 +37,18 @@ void softmaxInPlace(std::vector<double>& v, double* lse = nullptr);
 void matmulInto(const In& a, int64_t lda, const In& b, int64_t ldb, Out& c, int64_t ldc,
                 int64_t m, int64_t n, int64_t k, int64_t aOff = 0, int64_t bOff = 0,
                 int64_t cOff = 0);
+
+// Philox-4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11): ten
+// rounds of two 32x32->64 multiplies (0xD2511F53, 0xCD9E8D57) with the key bumped by
+// (0x9E3779B9, 0xBB67AE85) after each round.
+std::array<uint32_t, 4> philox4x32x10(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key);
+// Triton's tl.rand(seed, offset): Philox with key (seed's low, high 32 bits) and counter
+// (offset, 0, 0, 0); the first word x, read as int32, maps to [0, 1) as
+// (x < 0 ? -x - 1 : x) * 4.6566127342e-10 in f32 (uint_to_uniform_float).
+double tritonRand(uint64_t seed, uint32_t offset);
+// The nearest float8e4nv (OCP FP8 E4M3: bias 7, 3 mantissa bits, subnormals of 2^-9, no
+// infinities, largest finite 448) to v, ties to even, saturating at +-448 (a "satfinite"
+// round-to-nearest conversion).
+double roundToE4M3(double v);
 
 }  // namespace tl::triton_tests

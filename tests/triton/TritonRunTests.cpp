@@ -21,6 +21,8 @@
 #include <sstream>
 #include <tuple>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "../e2e/Harness.h"
@@ -184,7 +186,8 @@ TEST_P(TritonSim, SimReport) {
   const std::string tlSim = std::string(TL_BINARY_DIR) + "/stages/sim/tl-sim";
   ASSERT_TRUE(std::filesystem::exists(tlSim)) << tlSim << " is not built";
   const std::filesystem::path report =
-      std::filesystem::temp_directory_path() / ("tl_triton_sim_" + stem + ".json");
+      std::filesystem::temp_directory_path() /
+      ("tl_triton_sim_" + stem + "_" + std::to_string(getpid()) + ".json");  // one per process
   std::filesystem::remove(report);
   const std::string cmd = "'" + tlSim + "' '" + kernelPath(stem) + "' -q --no-progress " +
                           "--registers-from estimate --report '" + report.string() + "' 2>&1";
