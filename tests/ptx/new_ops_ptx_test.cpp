@@ -63,5 +63,24 @@ TEST(NewOpsPtx, WhileLoops) {
   EXPECT_TRUE(contains(r.ptx, "bar.sync")) << r.ptx;
 }
 
+TEST(NewOpsPtx, Atomics) {
+  TL_REQUIRE_PTXAS();
+  for (int nw : {1, 4}) {
+    PtxResult r = newOpsPTX("atomic_counter", nw);
+    expectAssembles(r, "atomic_counter");
+    for (const char* want : {"atom.global.acq_rel.gpu.add.u32", "red.global.relaxed.gpu.add.u32",
+                             "atom.global.acq_rel.gpu.max.s32", "atom.global.acquire.cta.min.s32",
+                             "atom.global.acq_rel.gpu.and.b32", "red.global.release.gpu.or.b32",
+                             "atom.global.acq_rel.sys.xor.b32", "atom.global.acq_rel.gpu.add.f32",
+                             "atom.global.acq_rel.gpu.exch.b64"})
+      EXPECT_TRUE(contains(r.ptx, want)) << want << "\n" << r.ptx;
+    PtxResult lock = newOpsPTX("atomic_lock", nw);
+    expectAssembles(lock, "atomic_lock");
+    EXPECT_TRUE(contains(lock.ptx, "atom.global.acq_rel.gpu.cas.b32")) << lock.ptx;
+    EXPECT_TRUE(contains(lock.ptx, "atom.global.acq_rel.gpu.exch.b32")) << lock.ptx;
+    EXPECT_TRUE(contains(lock.ptx, "bar.sync")) << lock.ptx;  // debug_barrier, and the old value's broadcast
+  }
+}
+
 }  // namespace
 }  // namespace tl::ptxtest
