@@ -6,7 +6,8 @@
 //                    oracle (TritonOracles.h), every output, the dtype's tolerance;
 //   BlockVsScalar    tl-block on the IR after the block pipeline against tl-scalar;
 //   ThreadVsScalar   the thread IR at num_warps 1, 2, 4 and 8 on the warp executor (shared-
-//                    memory race detection on) against tl-scalar;
+//                    memory race detection on) against tl-scalar, compiled both ways: with the
+//                    automatic layout conversions and with --keep-layouts;
 //   SimReport        the tl-sim executable (default launch) exits 0 and writes a JSON report
 //                    with a predicted time.
 // Compilation reuses tests/e2e/Harness.h (Compiled, optimizedCopy, runBlockChecked); a kernel
@@ -131,17 +132,18 @@ TEST_P(TritonKernel, BlockVsScalar) {
 INSTANTIATE_TEST_SUITE_P(Manifest, TritonKernel, testing::ValuesIn(passingCases()), paramName);
 
 // The warp executor at four block sizes.
-using ThreadParam = std::tuple<std::string, Variant, int>;
+using ThreadParam = std::tuple<std::string, Variant, int, bool>;  // kernel, size, warps, keep layouts
 
 std::string threadParamName(const testing::TestParamInfo<ThreadParam>& info) {
   return std::get<0>(info.param) + "_" + variantName(std::get<1>(info.param)) + "_w" +
-         std::to_string(std::get<2>(info.param));
+         std::to_string(std::get<2>(info.param)) + (std::get<3>(info.param) ? "_keep_layouts" : "");
 }
 
 std::vector<ThreadParam> threadCases() {
   std::vector<ThreadParam> out;
   for (const auto& [stem, variant] : passingCases())
-    for (int w : {1, 2, 4, 8}) out.emplace_back(stem, variant, w);
+    for (int w : {1, 2, 4, 8})
+      for (bool keep : {false, true}) out.emplace_back(stem, variant, w, keep);
   return out;
 }
 
@@ -149,12 +151,12 @@ class TritonThread : public testing::TestWithParam<ThreadParam> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TritonThread);
 
 TEST_P(TritonThread, ThreadVsScalar) {
-  const auto& [stem, variant, numWarps] = GetParam();
+  const auto& [stem, variant, numWarps, keepLayouts] = GetParam();
   const ScalarResult& ref = scalarResult(stem, variant);
   ASSERT_TRUE(ref.error.empty()) << ref.error;
   ThreadCompilation tc;
   try {
-    tc = compileToThreadIR(*ref.compiled.fn, ref.compiled.launch, ThreadCompileOptions{numWarps, false});
+    tc = compileToThreadIR(*ref.compiled.fn, ref.compiled.launch, ThreadCompileOptions{numWarps, keepLayouts});
   } catch (const IRError& e) {
     FAIL() << "internal compiler error:\n"
            << renderDiagnostic(ref.compiled.file.get(), Severity::Error, e.loc, e.what());
