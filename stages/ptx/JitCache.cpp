@@ -2,6 +2,7 @@
 // named by the SHA-256 of their key (runtime/Hash.h).
 #include "ptx/JitCache.h"
 #include "ptx/DynamicShared.h"
+#include "sim/Gpu.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -615,6 +616,9 @@ CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepL
   key.numWarps = k.launch.numWarps;
   key.arch = opts.arch;
   key.options = optionsText(k, opts) + (keepLayouts ? " keep-layouts" : "");
+  // The thread stage checks shared memory against the target GPU (sim/Gpu.h): a kernel compiled
+  // under one limit is not a hit under a smaller one, which must report it at its op.
+  key.options += " shared-limit=" + std::to_string(targetGpu().maxSharedPerBlock);
   key.toolVersion = toolVersion();
   return key;
 }

@@ -1,5 +1,6 @@
 // The JIT cache: a kernel is compiled once per (source, argument dtypes, constexpr values,
-// specialization hints, num_warps, target arch, code-generation options, tool version) and the
+// specialization hints, num_warps, target arch, code-generation options, the target GPU's
+// shared-memory limit (sim/Gpu.h targetGpu(): the thread stage checks it), tool version) and the
 // PTX and cubin are kept on disk, so the next run skips the whole compiler and says "cache hit".
 //
 // Location: $TL_CACHE_DIR, else $XDG_CACHE_HOME/tilelab, else ~/.cache/tilelab (docs/gpu.md).
@@ -124,7 +125,7 @@ struct JitResult {
 };
 
 // The key of a compiled kernel: its source, specialization, the launch's divisibility facts,
-// num_warps, arch, options and this binary's version.
+// num_warps, arch, options (with the target GPU's maxSharedPerBlock) and this binary's version.
 CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepLayouts = false);
 
 // Looks the kernel up in `cache` (may be null) and on a miss compiles it: compileToThreadIR,

@@ -14,6 +14,7 @@
 #include "ptx/DynamicShared.h"
 #include "ptx/JitCache.h"
 #include "ptx/Results.h"
+#include "sim/Gpu.h"
 
 namespace tl::ptxtest {
 namespace {
@@ -83,6 +84,24 @@ TEST(DynamicShared, TheJitCacheHoldsBothForms) {
     EXPECT_EQ(second.entry.ptx, first.entry.ptx);
     EXPECT_EQ(second.entry.sharedBytes, first.entry.sharedBytes);
   }
+}
+
+// A kernel cached under the H200's 227 KB is no hit under the A100's 163 KB: the limit is part of
+// the key, so the thread stage runs again and reports the dot.
+TEST(DynamicShared, TheCacheKeyHoldsTheTargetsLimit) {
+  test::TempDir dir("tl-dynshared-test");
+  JitCache cache(dir.path());
+  std::ostringstream err;
+  auto k = compileKernelFile(kernelPath("matmul"), matmulTiles(64, 32, 512), err);  // 192 KB
+  ASSERT_TRUE(k) << err.str();
+  setTargetGpu(loadGpu("h200"));
+  JitResult h200 = jitCompile(*k, JitOptions{}, &cache);
+  EXPECT_EQ(h200.entry.sharedBytes, 196608);
+  EXPECT_TRUE(jitCompile(*k, JitOptions{}, &cache).cacheHit);
+  setTargetGpu(loadGpu("a100"));
+  EXPECT_THROW(jitCompile(*k, JitOptions{}, &cache), RuntimeError);
+  resetTargetGpu();
+  EXPECT_TRUE(jitCompile(*k, JitOptions{}, &cache).cacheHit);  // the default, h200, again
 }
 
 CacheKey key() {
