@@ -31,9 +31,9 @@ int64_t alignUp(int64_t v) { return (v + kSharedAlign - 1) / kSharedAlign * kSha
 
 namespace {
 
-// "227 KB" for whole kilobytes, else "1000 B".
-std::string kb(int64_t bytes) {
-  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KB" : std::to_string(bytes) + " B";
+// "232448 bytes (227 KB)" for whole kilobytes, else "1000 bytes".
+std::string bytesText(int64_t bytes) {
+  return std::to_string(bytes) + " bytes" + (bytes % 1024 == 0 ? " (" + std::to_string(bytes / 1024) + " KB)" : "");
 }
 
 // Throws the located error when the placed buffers end past what one block may use on the
@@ -56,10 +56,12 @@ void checkFitsTargetGpu(const std::vector<SharedBuffer>& buffers, int64_t peak) 
     needed = std::max(needed, b.offset + b.bytes);
     parts += (count++ ? " + " : "") + b.purpose + " " + std::to_string(b.bytes);
   }
-  std::string msg = culprit->op + " needs " + std::to_string(needed) + " bytes (" + kb(needed) +
-                    ") of shared memory per block (" + parts + (count > 1 ? " bytes, live together" : " bytes") +
-                    "), more than the " + std::to_string(limit) + " bytes (" + kb(limit) + ") one block may use on " +
-                    gpu.key + " (" + gpu.name + ", maxSharedPerBlock); use smaller tiles";
+  // One buffer: "(one buffer: reduce across warps)"; several: "(a 100 + b 200 bytes, live together)".
+  if (count == 1) parts = "one buffer: " + culprit->purpose;
+  else parts += " bytes, live together";
+  std::string msg = culprit->op + " needs " + bytesText(needed) + " of shared memory per block (" + parts +
+                    "), more than the " + bytesText(limit) + " one block may use on " + gpu.key + " (" + gpu.name +
+                    ", maxSharedPerBlock); use smaller tiles";
   throw RuntimeError(culprit->loc, msg);
 }
 

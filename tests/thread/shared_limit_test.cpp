@@ -123,6 +123,16 @@ TEST(SharedLimit, TheBoundaryIsInclusiveAndTheFirstOpOverItIsBlamed) {
   // Exactly the limit fits.
   std::vector<SharedBuffer> fits{buf("convert_layout", 3, limit, 0)};
   EXPECT_EQ(allocateSharedMemory(fits), limit);
+  std::vector<SharedBuffer> one{buf("convert_layout", 3, limit + 16, 0, "convert_layout")};
+  try {
+    allocateSharedMemory(one);
+    FAIL() << "16 bytes over the limit were allocated";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("convert_layout needs " + std::to_string(limit + 16) +
+                                         " bytes of shared memory per block (one buffer: convert_layout), "),
+              std::string::npos)
+        << e.what();
+  }
   // One byte more does not; of two ops over the limit, the earlier one in program order is named.
   std::vector<SharedBuffer> over{buf("reduce", 9, 1024, 4), buf("dot", 7, limit + 1, 2), buf("convert_layout", 8, 2 * limit, 3)};
   try {
