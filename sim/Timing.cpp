@@ -507,6 +507,29 @@ void classify(TimingResult& r, const SmResult& sm, int launchInterval) {
 
 }  // namespace
 
+// The address atomics updated most often in the run, its update count and how many blocks updated it.
+void hottestAtomicAddress(const ExecResult& run, TimingInput& in) {
+  std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> updates;  // address -> (count, last block)
+  std::unordered_map<uint64_t, int64_t> blocks;
+  for (const WarpAccess& a : run.accesses) {
+    if (!a.atomic) continue;
+    for (int l = 0; l < 32; ++l) {
+      if (!(a.activeMask >> l & 1)) continue;
+      auto& [count, last] = updates.try_emplace(a.addr[size_t(l)], 0, -1).first->second;
+      ++count;
+      if (last != a.block) {
+        last = a.block;
+        ++blocks[a.addr[size_t(l)]];
+      }
+    }
+  }
+  for (const auto& [addr, u] : updates)
+    if (u.first > in.hottestAtomicUpdates) {
+      in.hottestAtomicUpdates = u.first;
+      in.hottestAtomicBlocks = blocks[addr];
+    }
+}
+
 TimingInput buildTimingInput(const Function& threadIR, const ExecResult& run, const GpuSpec& gpu,
                              const TimingOptions& options) {
   if (run.traces.empty())
@@ -544,6 +567,7 @@ TimingInput buildTimingInput(const Function& threadIR, const ExecResult& run, co
       }
   }
   in.tracedBlocks = int64_t(in.sample.size());
+  hottestAtomicAddress(run, in);
   in.dramBytesPerBlock /= double(in.tracedBlocks);
   in.l2BytesPerBlock /= double(in.tracedBlocks);
   return in;
@@ -609,6 +633,15 @@ TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const Timing
   } else {
     r.cyclesPerBlock = double(sm.cycles) / double(r.blocksSimulated);
   }
+  // One address's atomic updates are serialized at its L2 slice. When every traced block updated
+  // it, every block of the grid is assumed to (the count scales with the grid).
+  double hottest = double(in.hottestAtomicUpdates);
+  if (in.hottestAtomicBlocks == in.tracedBlocks && in.tracedBlocks > 0)
+    hottest *= double(r.gridBlocks) / double(in.tracedBlocks);
+  r.atomicSerialCycles = int64_t(std::llround(hottest)) * kAtomicUpdateCycles;
+  const bool atomicBound = r.atomicSerialCycles > r.cycles;
+  const int64_t smCycles = r.cycles;  // what the SM simulation alone gives
+  if (atomicBound) r.cycles = r.atomicSerialCycles;
   r.smTimeUs = double(r.cycles) / (gpu.smClockGHz * 1e3);
   r.launchOverheadUs = o.launchOverheadUs >= 0 ? o.launchOverheadUs : gpu.launchOverheadUs;
   r.timeUs = r.smTimeUs + r.launchOverheadUs;
@@ -634,6 +667,12 @@ TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const Timing
     if (WarpState(s) != WarpState::Done && live > 0) r.warpStateShare[size_t(s)] = double(sm.warpCycles[size_t(s)]) / double(live);
   achievedOccupancy(r, sm, in, gpu, c);
   classify(r, sm, c.blockLaunchInterval);
+  if (atomicBound) {
+    r.limiter = TimeLimiter::L2Bandwidth;
+    r.limiterWhy = "atomics on one address: " + std::to_string(int64_t(std::llround(hottest))) +
+                   " updates one after another at the L2 slice holding it (" + std::to_string(kAtomicUpdateCycles) +
+                   " cycle each) take longer than the SMs' " + std::to_string(smCycles) + " cycles";
+  }
   r.timeline = std::move(sm.timeline);
   r.timelineTruncated = sm.timelineTruncated;
   return r;

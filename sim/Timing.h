@@ -115,7 +115,17 @@ struct TimingInput {
   int64_t tracedBlocks = 0;
   double dramBytesPerBlock = 0;    // mean over the sample
   double l2BytesPerBlock = 0;
+  // Atomics: the element updates of the most-updated address in the traced run, and how many
+  // traced blocks updated it (all of them: every block of the grid is assumed to).
+  int64_t hottestAtomicUpdates = 0;
+  int64_t hottestAtomicBlocks = 0;
 };
+
+// Cycles one L2 slice takes per update of one address by an atomic: a read and a write of its
+// 32-byte sector. From the L2 bandwidth of the GPU descriptions: 5120 B/clk over the A100's 80
+// L2 slices (NVIDIA A100 whitepaper: 40 MB in 80 slices of 512 KB) is 64 B/clk per slice, one
+// sector read plus one sector write. Not fitted to any kernel.
+constexpr int64_t kAtomicUpdateCycles = 1;
 
 // Converts a traced run (see above). Throws std::invalid_argument if the run has no traces.
 TimingInput buildTimingInput(const Function& threadIR, const ExecResult& run, const GpuSpec& gpu,
@@ -134,6 +144,9 @@ struct TimingResult {
   int64_t cycles = 0;              // the busiest SM, extrapolated
   TimeLimiter limiter = TimeLimiter::Latency;
   std::string limiterWhy;          // one sentence with the numbers behind it
+  // Atomics on one address are applied one after another by the L2 slice that holds it, one
+  // update per cycle (kAtomicUpdateCycles): the kernel takes at least this many cycles.
+  int64_t atomicSerialCycles = 0;
 
   // How it was obtained.
   int64_t gridBlocks = 0;
