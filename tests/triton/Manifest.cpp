@@ -52,10 +52,23 @@ Manifest readManifest() {
     m.problems.push_back(path + ": cannot read the manifest");
     return m;
   }
+  // Only the table under the header "| kernel | answers | status |" lists kernels; it ends at the
+  // first line that is not a table row (other tables, such as the construct index, are skipped).
   int lineNo = 0;
+  bool inTable = false, sawTable = false;
   for (std::string line; std::getline(in, line);) {
     ++lineNo;
-    if (trim(line).rfind("| `", 0) != 0) continue;
+    const std::string t = trim(line);
+    if (!inTable) {
+      if (!sawTable && cells(t) == std::vector<std::string>{"kernel", "answers", "status"})
+        inTable = sawTable = true;
+      continue;
+    }
+    if (t.empty() || t[0] != '|') {
+      inTable = false;
+      continue;
+    }
+    if (t.rfind("| `", 0) != 0) continue;  // the |---| separator
     const std::vector<std::string> c = cells(trim(line));
     const std::string where = "MANIFEST.md:" + std::to_string(lineNo) + ": ";
     if (c.size() != 3) {
@@ -74,6 +87,7 @@ Manifest readManifest() {
       m.problems.push_back(where + "status of '" + e.stem + "' must start with 'passes' or 'blocked'");
     m.entries.push_back(e);
   }
+  if (!sawTable) m.problems.push_back(path + ": no table with the header | kernel | answers | status |");
   return m;
 }
 

@@ -4,8 +4,9 @@
 // The manifest is a Markdown table with one row per kernel file:
 //   | `p01_constant_add` | Triton-Puzzles 1: constant add | passes |
 //   | `t08_grouped_gemm` | tutorial 08 | blocked: <the construct>: <the error tilelab gives> |
-// Only rows whose first cell is a back-quoted stem count; the status cell starts with "passes"
-// or "blocked". Anything else in a row's status is a malformed manifest (reported, not
+// Only the table whose header is "| kernel | answers | status |" is read, up to its first
+// non-table line; in it, rows whose first cell is a back-quoted stem count; the status cell
+// starts with "passes" or "blocked". Anything else in a row's status is a malformed manifest (reported, not
 // skipped), so a typo cannot silently drop a kernel from the test run.
 #pragma once
 
