@@ -1,10 +1,12 @@
 // The abstract syntax tree of a .tl file: plain structs, each node with the Loc of its
 // representative token (chibicc style), so every later error can point into the source.
 //
-//   Module
-//    └ Kernel            decorators (@launch keywords with their expressions, @jit), params, body
-//       └ Stmt ...        x = e, x += e, e, for, if/elif/else, pass
-//          └ Expr ...     names, literals, unary/binary ops, calls, x.to(...), x[:, None], tuples
+//   Module               imports, module-level constants, functions
+//    └ Kernel            one `def`: decorators (@launch keywords with their expressions, @jit),
+//       │                params (with defaults), body; the entry kernel or a @jit helper
+//       └ Stmt ...        x = e, a, b = e, x += e, e, for, while, if/elif/else, return, pass
+//          └ Expr ...     names, literals, unary/binary/boolean ops, calls, attributes,
+//                         x[:, None], tuples and lists, `a if c else b`
 //
 // The parser builds it; the launch evaluator reads the @launch expressions; semantic analysis
 // walks the kernel body. Nothing here knows about types: that is Sema's job.
@@ -43,18 +45,24 @@ enum class ExprKind {
   Attribute,  // lhs.str (only `x.to` is meaningful); loc is the attribute name's
   Subscript,  // lhs[items...]; loc is the '['
   Slice,      // a bare ':' inside a subscript
-  Tuple,      // (items...)
+  Tuple,      // (items...) or [items...] (isList): Triton's list shapes are tuples here
+  IfExp,      // lhs if items[0] else rhs; loc is the `if`
+  BoolOp,     // lhs and/or rhs (boolOp); loc is the keyword's
 };
+
+enum class BoolOpKind { And, Or };
 
 enum class UnaryOp {
   Neg,     // -x
   Pos,     // +x
   Invert,  // ~x
+  Not,     // not x
 };
 
 enum class BinOp {
   Add, Sub, Mul, Div, FloorDiv, Mod,  // + - * / // %
   BitAnd, BitOr, BitXor,              // & | ^
+  Shl, Shr,                           // << >>
   Lt, Le, Gt, Ge, Eq, Ne,             // < <= > >= == !=
 };
 
@@ -82,6 +90,8 @@ struct Expr {
   ExprPtr lhs, rhs;              // operands; the callee of a Call; the base of Attribute/Subscript
   std::vector<ExprPtr> items;    // Tuple elements, Call positional arguments, Subscript indices
   std::vector<Keyword> keywords; // Call keyword arguments
+  BoolOpKind boolOp = BoolOpKind::And;
+  bool isList = false;           // a Tuple written with brackets
   int height = 1;                // levels of this subtree (a leaf is 1); the parser bounds it
 
   const Keyword* keyword(const std::string& name) const {
@@ -96,7 +106,9 @@ enum class StmtKind {
   AugAssign,  // target augOp= value
   ExprStmt,   // value (a call such as store(...))
   For,        // for target in value: body
+  While,      // while value: body
   If,         // if value: body else: orelse  (elif is an If alone in orelse)
+  Return,     // return [value]  (value may be a Tuple)
   Pass,       // pass
 };
 
@@ -108,6 +120,9 @@ struct Stmt {
   Loc loc;              // the statement's first token
   std::string target;   // assigned name / loop variable
   Loc targetLoc;
+  std::vector<std::string> targets;  // `a, b = value`: the names (target is empty)
+  std::vector<Loc> targetLocs;
+  bool constexprAnnot = false;       // `x: tl.constexpr = value`
   BinOp augOp = BinOp::Add;
   Loc opLoc;            // the `+=` of an AugAssign
   ExprPtr value;        // right-hand side / expression / range(...) / condition
@@ -128,10 +143,12 @@ struct Param {
   AnnotKind annot = AnnotKind::None;
   DType dtype = DType::F32;  // for Scalar / Pointer
   Loc annotLoc;
+  ExprPtr defaultValue;      // `BLOCK: tl.constexpr = 128`
 };
 
 struct Decorator {
-  std::string name;  // "launch", "jit"
+  std::string name;  // "launch", "jit" ("@triton.jit" is "jit"), "autotune", "heuristics"
+  std::string spelled;  // as written: "triton.jit"
   Loc loc;           // the name after '@'
   bool called = false;                 // written with parentheses
   std::vector<ExprPtr> args;           // positional arguments (none are valid today)
@@ -152,13 +169,45 @@ struct Kernel {
   }
 };
 
+// `import triton.language as tl` binds tl to "triton.language"; `from triton.language import
+// load as ld` binds ld to "triton.language.load".
+struct Import {
+  std::string name;  // the name bound in the file
+  std::string path;  // the dotted path it stands for
+  Loc loc;
+};
+
 struct Module {
-  std::vector<Kernel> kernels;
-  // The kernel a .tl file means: the first @jit function (or the first function).
+  std::vector<Kernel> kernels;    // every `def`, in file order
+  std::vector<Import> imports;
+  std::vector<StmtPtr> constants; // module-level `NAME = expr` (Assign statements), in order
+  std::string entryName;          // set by --kernel NAME; empty: the rule below
+
+  // The kernel a .tl file means: the one named by entryName; else the function with @launch;
+  // else the first @jit function (or the first function).
   const Kernel* mainKernel() const {
+    if (!entryName.empty()) {
+      for (const auto& k : kernels)
+        if (k.name == entryName) return &k;
+      return nullptr;
+    }
+    for (const auto& k : kernels)
+      if (k.decorator("launch")) return &k;
     for (const auto& k : kernels)
       if (k.decorator("jit")) return &k;
     return kernels.empty() ? nullptr : &kernels.front();
+  }
+  const Kernel* function(const std::string& n) const {
+    for (const auto& k : kernels)
+      if (k.name == n) return &k;
+    return nullptr;
+  }
+  // True when the file imports triton: names then mean what they mean in Triton (min/max are
+  // Python's built-ins, i.e. minimum/maximum).
+  bool tritonSpelling() const {
+    for (const auto& i : imports)
+      if (i.path == "triton" || i.path.rfind("triton.", 0) == 0) return true;
+    return false;
   }
 };
 

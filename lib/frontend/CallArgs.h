@@ -13,6 +13,8 @@
 // arguments, an unknown keyword (listing the signature, with a "did you mean"), an argument given twice, a required
 // one missing (only when nothing else failed). With stopAtFirst it returns at the first
 // problem. Returns true when none occurred; `given[k]` says which slots were filled.
+// `firstSlot` slots are already bound (a method call's tensor, `x.sum(0)`): positional arguments
+// start after them.
 #pragma once
 
 #include <string>
@@ -25,18 +27,20 @@ namespace tl {
 
 template <typename EvalArg, typename Error>
 bool bindCallArgs(const ast::Expr& call, const std::string& fname, const std::vector<std::string>& sig,
-                  size_t required, bool stopAtFirst, std::vector<bool>& given, EvalArg&& evalArg, Error&& error) {
+                  size_t required, bool stopAtFirst, std::vector<bool>& given, EvalArg&& evalArg, Error&& error,
+                  size_t firstSlot = 0) {
   given.assign(sig.size(), false);
+  for (size_t k = 0; k < firstSlot && k < sig.size(); ++k) given[k] = true;
   bool bound = true;      // every argument found its slot
   bool evaluated = true;  // every argument evaluated without error
   for (size_t k = 0; k < call.items.size(); ++k) {
-    const size_t slot = k < sig.size() ? k : sig.size();
+    const size_t slot = k + firstSlot < sig.size() ? k + firstSlot : sig.size();
     if (!evalArg(*call.items[k], slot)) {
       evaluated = false;
       if (stopAtFirst) return false;
     }
     if (slot == sig.size()) {
-      if (bound) error(call.items[k]->loc, fname + "() takes at most " + std::to_string(sig.size()) + " arguments");
+      if (bound) error(call.items[k]->loc, fname + "() takes at most " + std::to_string(sig.size() - firstSlot) + " arguments");
       bound = false;
       if (stopAtFirst) return false;
       continue;

@@ -46,6 +46,16 @@ inline std::optional<int64_t> foldInt(ast::BinOp op, int64_t a, int64_t b, std::
     case BinOp::BitAnd: return a & b;
     case BinOp::BitOr: return a | b;
     case BinOp::BitXor: return a ^ b;
+    case BinOp::Shl:
+    case BinOp::Shr:
+      if (b < 0) {
+        err = "negative shift count " + std::to_string(b);
+        return std::nullopt;
+      }
+      if (op == BinOp::Shr) return b >= 64 ? (a < 0 ? -1 : 0) : a >> b;
+      if (a == 0) return 0;
+      if (b >= 63 || (a > 0 ? a > (INT64_MAX >> b) : a < (INT64_MIN >> b))) break;
+      return static_cast<int64_t>(static_cast<uint64_t>(a) << b);
     case BinOp::Lt: return a < b;
     case BinOp::Le: return a <= b;
     case BinOp::Gt: return a > b;

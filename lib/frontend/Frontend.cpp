@@ -5,6 +5,7 @@
 #include "frontend/AST.h"
 #include "frontend/Lexer.h"
 #include "frontend/Parser.h"
+#include "frontend/Suggest.h"
 
 namespace tl {
 
@@ -34,7 +35,8 @@ std::vector<ParsedKernel::ParamDecl> ParsedKernel::params() const {
   return out;
 }
 
-std::unique_ptr<ParsedKernel> parseKernelFile(std::shared_ptr<const SourceFile> file, DiagEngine& diag) {
+std::unique_ptr<ParsedKernel> parseKernelFile(std::shared_ptr<const SourceFile> file, DiagEngine& diag,
+                                              const std::string& kernelName) {
   if (!file) {
     diag.error(Loc{}, "no source file");
     return nullptr;
@@ -43,6 +45,20 @@ std::unique_ptr<ParsedKernel> parseKernelFile(std::shared_ptr<const SourceFile> 
   pk->file = file;
   std::vector<Token> toks = lex(*file, diag);
   pk->module = parseModule(toks, diag);
+  if (!kernelName.empty()) {
+    if (!pk->module->function(kernelName)) {
+      std::vector<std::string> names;
+      std::string list;
+      for (const auto& k : pk->module->kernels) {
+        names.push_back(k.name);
+        list += (list.empty() ? "" : ", ") + k.name;
+      }
+      diag.error(Loc{1, 1}, "--kernel " + kernelName + ": the file has no function of that name" +
+                                (list.empty() ? "" : " (it has " + list + ")") + didYouMean(kernelName, names));
+      return nullptr;
+    }
+    pk->module->entryName = kernelName;
+  }
   const ast::Kernel* main = pk->module->mainKernel();
   if (!main) {
     if (!diag.hasErrors()) diag.error(Loc{1, 1}, "no kernel in this file: expected '@jit' and 'def name(...):'");

@@ -23,8 +23,9 @@ namespace ast {
 struct Module;  // frontend/AST.h
 }
 
-// A parsed .tl file: its source and AST. The AST may hold several kernels; the first @jit
-// function is "the" kernel unless one is named.
+// A parsed .tl file: its source and AST. The AST may hold several functions; "the" kernel (the
+// entry) is the one named by --kernel, else the function with @launch, else the first @jit one
+// (ast::Module::mainKernel).
 struct ParsedKernel {
   std::shared_ptr<const SourceFile> file;
   std::unique_ptr<ast::Module> module;
@@ -45,7 +46,9 @@ struct ParsedKernel {
 };
 
 // Lexes and parses. Returns nullptr only when nothing usable was parsed; check diag.hasErrors().
-std::unique_ptr<ParsedKernel> parseKernelFile(std::shared_ptr<const SourceFile> file, DiagEngine& diag);
+// `kernelName` (--kernel) names the entry function; empty: the default rule above.
+std::unique_ptr<ParsedKernel> parseKernelFile(std::shared_ptr<const SourceFile> file, DiagEngine& diag,
+                                              const std::string& kernelName = "");
 
 // Evaluates the @launch decorator with the overrides applied. Errors (unknown name, a pointer
 // parameter with no buffer, a grid that is not 1-3 positive ints, ...) go to diag.

@@ -497,6 +497,8 @@ class LaunchEvaluator {
       case ExprKind::Attribute:
       case ExprKind::Subscript:
       case ExprKind::Slice:
+      case ExprKind::IfExp:
+      case ExprKind::BoolOp:
         return fail(e.loc, "this expression is not supported in @launch: use numbers, names, + - * / // %, tuples and calls");
     }
     return LVal{};

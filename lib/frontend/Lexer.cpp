@@ -289,6 +289,7 @@ class Lexer {
 
   void lexString(Loc loc) {
     char quote = peek();
+    if (peek(1) == quote && peek(2) == quote) return lexLongString(loc, quote);
     advance();
     std::string s;
     while (pos_ < text_.size() && peek() != quote && peek() != '\n') {
@@ -306,6 +307,29 @@ class Lexer {
       diag_.error(loc, "unterminated string literal");
     } else {
       advance();
+    }
+    push(TokKind::String, std::move(s), loc);
+  }
+
+  // '''...''' or """...""" (docstrings): may span lines; backslash escapes as above.
+  void lexLongString(Loc loc, char quote) {
+    for (int k = 0; k < 3; ++k) advance();
+    std::string s;
+    while (pos_ < text_.size() && !(peek() == quote && peek(1) == quote && peek(2) == quote)) {
+      if (peek() == '\\' && pos_ + 1 < text_.size()) {
+        advance();
+        char e = peek();
+        s += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+        advance();
+        continue;
+      }
+      s += peek();
+      advance();
+    }
+    if (pos_ >= text_.size()) {
+      diag_.error(loc, "unterminated triple-quoted string");
+    } else {
+      for (int k = 0; k < 3; ++k) advance();
     }
     push(TokKind::String, std::move(s), loc);
   }

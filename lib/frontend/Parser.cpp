@@ -24,6 +24,8 @@ const char* ast::spelling(BinOp op) {
     case BinOp::BitAnd: return "&";
     case BinOp::BitOr: return "|";
     case BinOp::BitXor: return "^";
+    case BinOp::Shl: return "<<";
+    case BinOp::Shr: return ">>";
     case BinOp::Lt: return "<";
     case BinOp::Le: return "<=";
     case BinOp::Gt: return ">";
@@ -45,13 +47,11 @@ struct SyntaxError {};  // thrown after the error was reported; caught at statem
 
 // Python keywords the language does not have, with what to write instead.
 const char* unsupportedKeywordHint(const std::string& kw) {
-  if (kw == "and") return "'and' is not supported: combine i1 values with '&', e.g. (a < b) & (c < d)";
-  if (kw == "or") return "'or' is not supported: combine i1 values with '|', e.g. (a < b) | (c < d)";
-  if (kw == "not") return "'not' is not supported: use '~' on i1 values, or compare with == 0";
-  if (kw == "while") return "'while' loops are not supported: use 'for i in range(...)'";
-  if (kw == "return") return "'return' is not supported: a kernel writes its results with store(...)";
-  if (kw == "import" || kw == "from") return "imports are not needed: built-ins like load and exp are always available";
-  if (kw == "break" || kw == "continue") return "'break' and 'continue' are not supported: use a mask or an 'if' instead";
+  if (kw == "import" || kw == "from") return "imports belong at the top of the file, outside any function";
+  if (kw == "break" || kw == "continue")
+    return "'break' and 'continue' are not supported (nor in Triton): use a mask, an 'if', or a while loop's condition";
+  if (kw == "lambda") return "'lambda' is not supported: define a @jit function and pass its name";
+  if (kw == "assert") return "'assert' is not supported in kernels: use tl.static_assert(cond, msg) for compile-time checks";
   return nullptr;
 }
 
@@ -67,18 +67,26 @@ class Parser {
         next();
         continue;
       }
-      if (peek().isOp("@") || peek().isKeyword("def")) {
-        size_t start = pos_;
-        try {
-          m->kernels.push_back(kernel());
-        } catch (SyntaxError&) {
-          synchronize(start);
-        }
-        continue;
-      }
-      error(peek(), "expected a kernel definition ('@jit' then 'def name(...):'), got " + describe(peek()));
       size_t start = pos_;
-      synchronize(start);
+      try {
+        if (peek().isOp("@") || peek().isKeyword("def")) {
+          m->kernels.push_back(kernel());
+        } else if (peek().isKeyword("import") || peek().isKeyword("from")) {
+          importStatement(*m);
+        } else if (peek().is(TokKind::String)) {  // a docstring
+          next();
+          expectNewline();
+        } else if (peek().is(TokKind::Name) && (peek(1).isOp("=") || peek(1).isOp(":"))) {
+          StmtPtr c = simpleStatement();
+          expectNewline();
+          m->constants.push_back(std::move(c));
+        } else {
+          fail(peek(), "expected a kernel definition ('@triton.jit' then 'def name(...):'), an import or a "
+                       "module-level constant (NAME = value), got " + describe(peek()));
+        }
+      } catch (SyntaxError&) {
+        synchronize(start);
+      }
     }
     return m;
   }
@@ -189,6 +197,59 @@ class Parser {
     } while (level > 0 && !peek().is(TokKind::End));
   }
 
+  // dotted := NAME { "." NAME }
+  std::string dottedName(const char* what, Loc* loc = nullptr) {
+    const Token& first = expectName(what);
+    if (loc) *loc = first.loc;
+    std::string path = first.text;
+    while (peek().isOp(".") && peek(1).is(TokKind::Name)) {
+      next();
+      path += "." + next().text;
+    }
+    return path;
+  }
+
+  // import_stmt := "import" dotted [ "as" NAME ] { "," dotted [ "as" NAME ] }
+  //              | "from" dotted "import" NAME [ "as" NAME ] { "," NAME [ "as" NAME ] }
+  void importStatement(Module& m) {
+    if (next().text == "import") {
+      do {
+        Import im;
+        im.path = dottedName("a module name", &im.loc);
+        im.name = im.path.substr(0, im.path.find('.'));  // `import triton.language` binds triton
+        if (peek().isKeyword("as")) {
+          next();
+          const Token& n = expectName("a name after 'as'");
+          im.name = n.text;
+          im.loc = n.loc;
+        } else {
+          im.path = im.name;
+        }
+        m.imports.push_back(std::move(im));
+      } while (acceptOp(","));
+    } else {
+      std::string from = dottedName("a module name");
+      if (!peek().isKeyword("import")) fail(peek(), "expected 'import' after 'from " + from + "', got " + describe(peek()));
+      next();
+      bool paren = acceptOp("(");
+      do {
+        if (paren && peek().isOp(")")) break;
+        if (peek().isOp("*")) fail(peek(), "'from " + from + " import *' is not supported: name what you import");
+        const Token& n = expectName("a name to import");
+        Import im{n.text, from + "." + n.text, n.loc};
+        if (peek().isKeyword("as")) {
+          next();
+          const Token& a = expectName("a name after 'as'");
+          im.name = a.text;
+          im.loc = a.loc;
+        }
+        m.imports.push_back(std::move(im));
+      } while (acceptOp(","));
+      if (paren) expectOp(")", "to close the import list");
+    }
+    expectNewline();
+  }
+
   // kernel := { decorator } "def" NAME "(" [ param { "," param } [","] ] ")" ":" block
   Kernel kernel() {
     Kernel k;
@@ -204,7 +265,7 @@ class Parser {
       if (!acceptOp(",")) break;
     }
     expectOp(")", "to close the parameter list");
-    if (peek().isOp("->")) fail(peek(), "kernels return nothing: remove the '->' annotation");
+    if (acceptOp("->")) expr();  // a return annotation (`-> tl.tensor`) says nothing tilelab uses
     expectOp(":", "after the parameter list");
     k.body = block();
     for (size_t i = 0; i < k.params.size(); ++i)
@@ -214,50 +275,86 @@ class Parser {
     return k;
   }
 
-  // decorator := "@" NAME [ "(" [ arguments ] ")" ] NEWLINE
+  // decorator := "@" dotted [ "(" [ arguments ] ")" ] NEWLINE
+  // @jit, @triton.jit and @triton.jit(...) are "jit"; @triton.autotune(...) and
+  // @triton.heuristics(...) are accepted and their arguments skipped (@launch gives the values).
   Decorator decorator() {
     expectOp("@", "");
-    const Token& name = expectName("a decorator name");
     Decorator d;
-    d.name = name.text;
-    d.loc = name.loc;
-    if (d.name != "jit" && d.name != "launch")
-      error(name, "unknown decorator '@" + d.name + "': only @launch(...) and @jit are supported" +
-                      didYouMean(d.name, {"launch", "jit"}));
+    d.spelled = dottedName("a decorator name", &d.loc);
+    const std::string last = d.spelled.substr(d.spelled.rfind('.') + 1);
+    const bool tritonPrefix = d.spelled == last || d.spelled == "triton." + last;
+    d.name = tritonPrefix ? last : d.spelled;
+    if (tritonPrefix && (last == "autotune" || last == "heuristics")) {
+      if (peek().isOp("(")) skipBalanced();
+      if (!peek().is(TokKind::Newline)) fail(peek(), "expected end of line after the decorator, got " + describe(peek()));
+      next();
+      return d;
+    }
+    if (d.name != "jit" && !(d.name == "launch" && d.spelled == "launch"))
+      diag_.error(d.loc, "unknown decorator '@" + d.spelled + "': tilelab knows @launch(...), @triton.jit (or @jit), "
+                         "and skips @triton.autotune and @triton.heuristics" +
+                             didYouMean(d.spelled, {"launch", "jit", "triton.jit"}));
     if (acceptOp("(")) {
       d.called = true;
-      arguments(d.args, d.keywords, ")");
-      expectOp(")", "to close the decorator's arguments");
+      if (d.name == "jit") {
+        skipArgumentsAfterOpen();  // @triton.jit(do_not_specialize=..., debug=...): options for Triton's compiler
+      } else {
+        arguments(d.args, d.keywords, ")");
+        expectOp(")", "to close the decorator's arguments");
+      }
     }
     if (!peek().is(TokKind::Newline)) fail(peek(), "expected end of line after the decorator, got " + describe(peek()));
     next();
     return d;
   }
 
-  // param := NAME [ ":" annotation ]
+  // Skips a balanced "( ... )" group (its tokens are not parsed).
+  void skipBalanced() {
+    expectOp("(", "");
+    skipArgumentsAfterOpen();
+  }
+  void skipArgumentsAfterOpen() {
+    int level = 1;
+    while (level > 0 && !peek().is(TokKind::End)) {
+      if (peek().isOp("(") || peek().isOp("[") || peek().isOp("{")) ++level;
+      if (peek().isOp(")") || peek().isOp("]") || peek().isOp("}")) --level;
+      next();
+    }
+  }
+
+  // param := NAME [ ":" annotation ] [ "=" expr ]
   // annotation := "constexpr" | "*" NAME | NAME
   Param param() {
     const Token& name = expectName("a parameter name");
     Param p;
     p.name = name.text;
     p.loc = name.loc;
-    if (!acceptOp(":")) return p;
+    if (acceptOp(":")) annotation(p);
+    if (acceptOp("=")) p.defaultValue = expr();
+    return p;
+  }
+
+  // annotation := "constexpr" | "*" NAME | NAME, each NAME maybe dotted (tl.constexpr, tl.float32)
+  void annotation(Param& p) {
     p.annotLoc = peek().loc;
     bool isPtr = acceptOp("*");
-    const Token& t = expectName("a type annotation (constexpr, a dtype such as i32, or *f32)");
-    if (!isPtr && (t.text == "constexpr" || t.text == "tl.constexpr")) {
+    Loc nameLoc;
+    const std::string text = dottedName("a type annotation (tl.constexpr, a dtype such as i32, or *f32)", &nameLoc);
+    const std::string last = text.substr(text.rfind('.') + 1);
+    if (!isPtr && last == "constexpr") {
       p.annot = AnnotKind::Constexpr;
-      return p;
+      return;
     }
-    auto d = parseDType(t.text);
+    if (!isPtr && (last == "tensor" || last == "pointer_type")) return;  // says nothing beyond the launch
+    auto d = parseDType(last);
     if (!d) {
-      error(t, "unknown type annotation '" + t.text + "': use constexpr, a dtype (i1, i32, i64, f16, bf16, f32) or a pointer such as *f32" +
-                   didYouMean(t.text, {"constexpr", "i1", "i32", "i64", "f16", "bf16", "f32"}));
-      return p;
+      diag_.error(nameLoc, "unknown type annotation '" + text + "': use tl.constexpr, a dtype (i1, i32, i64, f16, bf16, f32) or a pointer such as *f32" +
+                               didYouMean(last, {"constexpr", "i1", "i32", "i64", "f16", "bf16", "f32"}));
+      return;
     }
     p.annot = isPtr ? AnnotKind::Pointer : AnnotKind::Scalar;
     p.dtype = *d;
-    return p;
   }
 
   // One more enclosing block for the statements parsed while it lives (a body, or an elif).
@@ -308,6 +405,7 @@ class Parser {
     const Token& t = peek();
     if (t.is(TokKind::Indent)) fail(t, "unexpected indentation");
     if (t.isKeyword("for")) return forStatement();
+    if (t.isKeyword("while")) return whileStatement();
     if (t.isKeyword("if")) return ifStatement();
     if (t.isKeyword("elif") || t.isKeyword("else")) fail(t, "'" + t.text + "' without a matching 'if'");
     if (t.isKeyword("def")) fail(t, "nested functions are not supported");
@@ -316,7 +414,10 @@ class Parser {
     return s;
   }
 
-  // simple_stmt := "pass" | NAME "=" expr | NAME augop expr | expr
+  // simple_stmt := "pass" | "return" [ exprlist ] | targets "=" exprlist | NAME ":" annotation "=" expr
+  //              | NAME augop expr | expr
+  // targets     := NAME { "," NAME } [","] | "(" targets ")"
+  // exprlist    := expr { "," expr } [","]      (two or more make a tuple)
   // augop := "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "&=" | "|=" | "^="
   StmtPtr simpleStatement() {
     auto s = std::make_unique<Stmt>();
@@ -326,6 +427,13 @@ class Parser {
       if (t.isKeyword("pass")) {
         next();
         s->kind = StmtKind::Pass;
+        return s;
+      }
+      if (t.isKeyword("return")) {
+        next();
+        s->kind = StmtKind::Return;
+        if (!peek().is(TokKind::Newline) && !peek().is(TokKind::Dedent) && !peek().is(TokKind::End))
+          s->value = exprList();
         return s;
       }
       if (const char* hint = unsupportedKeywordHint(t.text)) fail(t, hint);
@@ -342,7 +450,7 @@ class Parser {
         s->targetLoc = t.loc;
         next();
         next();
-        s->value = expr();
+        s->value = exprList();
         if (peek().isOp("=")) fail(peek(), "chained assignment (a = b = c) is not supported");
         return s;
       }
@@ -359,13 +467,83 @@ class Parser {
           return s;
         }
       }
-      if (op.text == "<<=" || op.text == ">>=") fail(op, "shift operators are not supported");
+      if (op.text == "<<=" || op.text == ">>=") {
+        s->kind = StmtKind::AugAssign;
+        s->target = t.text;
+        s->targetLoc = t.loc;
+        s->augOp = op.text == "<<=" ? BinOp::Shl : BinOp::Shr;
+        s->opLoc = op.loc;
+        next();
+        next();
+        s->value = expr();
+        return s;
+      }
+      if (op.text == ":") {  // x: tl.constexpr = 3 (an annotated local)
+        s->kind = StmtKind::Assign;
+        s->target = t.text;
+        s->targetLoc = t.loc;
+        next();
+        next();
+        Param annot;
+        annotation(annot);
+        s->constexprAnnot = annot.annot == AnnotKind::Constexpr;
+        expectOp("=", "after the annotation (a declaration without a value does nothing)");
+        s->value = expr();
+        return s;
+      }
     }
+    if (StmtPtr tuple = tupleAssignment()) return tuple;
     s->kind = StmtKind::ExprStmt;
-    s->value = expr();
-    if (peek().isOp("=")) fail(peek(), "only a plain variable name can be assigned to (no tuples, subscripts or attributes)");
-    if (peek().isOp(",")) fail(peek(), "tuple assignment is not supported: assign one variable per line");
+    s->value = exprList();
+    if (peek().isOp("=")) fail(peek(), "only variable names can be assigned to (no subscripts or attributes)");
     return s;
+  }
+
+  // `a, b = ...` and `(a, b) = ...`: scans ahead for NAME { "," NAME } "=" without consuming.
+  StmtPtr tupleAssignment() {
+    size_t k = 0;
+    bool paren = peek().isOp("(");
+    if (paren) ++k;
+    std::vector<size_t> names;
+    while (peek(k).is(TokKind::Name)) {
+      names.push_back(k);
+      ++k;
+      if (!peek(k).isOp(",")) break;
+      ++k;
+    }
+    if (paren) {
+      if (!peek(k).isOp(")")) return nullptr;
+      ++k;
+    }
+    if (!peek(k).isOp("=") || names.empty() || (names.size() == 1 && !peek(k - 1).isOp(",") && !paren)) return nullptr;
+    if (names.size() == 1 && paren && !peek(k - 2).isOp(",")) return nullptr;  // (a) = ...
+    auto s = std::make_unique<Stmt>();
+    s->kind = StmtKind::Assign;
+    s->loc = peek().loc;
+    for (size_t n : names) {
+      s->targets.push_back(peek(n).text);
+      s->targetLocs.push_back(peek(n).loc);
+    }
+    s->targetLoc = s->targetLocs.front();
+    for (size_t i = 0; i <= k; ++i) next();
+    s->value = exprList();
+    if (peek().isOp("=")) fail(peek(), "chained assignment (a = b = c) is not supported");
+    return s;
+  }
+
+  // exprlist := expr { "," expr } [","]: one expression, or a tuple of them (`return a, b`)
+  ExprPtr exprList() {
+    ExprPtr first = expr();
+    if (!peek().isOp(",")) return first;
+    auto t = std::make_unique<Expr>();
+    t->kind = ExprKind::Tuple;
+    t->loc = first->loc;
+    t->items.push_back(std::move(first));
+    while (acceptOp(",")) {
+      if (peek().is(TokKind::Newline) || peek().isOp("=") || peek().is(TokKind::End)) break;
+      t->items.push_back(expr());
+    }
+    return bounded(std::move(t));
   }
 
   // for_stmt := "for" NAME "in" expr ":" block
@@ -380,6 +558,17 @@ class Parser {
     next();
     s->value = expr();
     expectOp(":", "at the end of the 'for' line");
+    s->body = block();
+    return s;
+  }
+
+  // while_stmt := "while" expr ":" block
+  StmtPtr whileStatement() {
+    auto s = std::make_unique<Stmt>();
+    s->kind = StmtKind::While;
+    s->loc = next().loc;
+    s->value = expr();
+    expectOp(":", "at the end of the 'while' line");
     s->body = block();
     return s;
   }
@@ -473,9 +662,66 @@ class Parser {
     return bounded(std::move(e));
   }
 
-  // expr     := xor_expr { "|" xor_expr }
+  // expr        := disjunction [ "if" disjunction "else" expr ]
   ExprPtr expr() {
     DepthGuard g(*this, peek());
+    ExprPtr e = disjunction();
+    if (!peek().isKeyword("if")) return e;
+    auto x = std::make_unique<Expr>();
+    x->kind = ExprKind::IfExp;
+    x->loc = next().loc;
+    x->items.push_back(disjunction());
+    if (!peek().isKeyword("else")) fail(peek(), "expected 'else' in the conditional expression 'a if cond else b', got " + describe(peek()));
+    next();
+    x->lhs = std::move(e);
+    x->rhs = expr();
+    return bounded(std::move(x));
+  }
+
+  ExprPtr makeBoolOp(BoolOpKind op, Loc loc, ExprPtr l, ExprPtr r) {
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::BoolOp;
+    e->boolOp = op;
+    e->loc = loc;
+    e->lhs = std::move(l);
+    e->rhs = std::move(r);
+    return bounded(std::move(e));
+  }
+
+  // disjunction := conjunction { "or" conjunction }
+  ExprPtr disjunction() {
+    ExprPtr e = conjunction();
+    while (peek().isKeyword("or")) {
+      Loc l = next().loc;
+      e = makeBoolOp(BoolOpKind::Or, l, std::move(e), conjunction());
+    }
+    return e;
+  }
+
+  // conjunction := inversion { "and" inversion }
+  ExprPtr conjunction() {
+    ExprPtr e = inversion();
+    while (peek().isKeyword("and")) {
+      Loc l = next().loc;
+      e = makeBoolOp(BoolOpKind::And, l, std::move(e), inversion());
+    }
+    return e;
+  }
+
+  // inversion := "not" inversion | bit_or
+  ExprPtr inversion() {
+    if (!peek().isKeyword("not")) return bitOr();
+    DepthGuard g(*this, peek());
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::Unary;
+    e->unaryOp = UnaryOp::Not;
+    e->loc = next().loc;
+    e->lhs = inversion();
+    return bounded(std::move(e));
+  }
+
+  // bit_or   := xor_expr { "|" xor_expr }
+  ExprPtr bitOr() {
     ExprPtr e = xorExpr();
     while (peek().isOp("|")) {
       Loc l = next().loc;
@@ -504,16 +750,25 @@ class Parser {
     return e;
   }
 
-  // comparison := sum [ ("<" | "<=" | ">" | ">=" | "==" | "!=") sum ]
+  // comparison := shift [ ("<" | "<=" | ">" | ">=" | "==" | "!=") shift ]
   ExprPtr comparison() {
     static const std::pair<const char*, BinOp> kCmp[] = {{"<", BinOp::Lt}, {"<=", BinOp::Le},
                                                          {">", BinOp::Gt}, {">=", BinOp::Ge},
                                                          {"==", BinOp::Eq}, {"!=", BinOp::Ne}};
-    ExprPtr e = sum();
+    ExprPtr e = shift();
+    if (peek().isKeyword("is")) {  // `x is None`, `x is not None`: == / != (compile-time identity)
+      Loc l = next().loc;
+      BinOp op = BinOp::Eq;
+      if (peek().isKeyword("not")) {
+        next();
+        op = BinOp::Ne;
+      }
+      return makeBinary(op, l, std::move(e), shift());
+    }
     for (const auto& [sp, op] : kCmp) {
       if (peek().isOp(sp)) {
         Loc l = next().loc;
-        e = makeBinary(op, l, std::move(e), sum());
+        e = makeBinary(op, l, std::move(e), shift());
         for (const auto& [sp2, op2] : kCmp)
           if (peek().isOp(sp2))
             fail(peek(), "chained comparisons are not supported: write (a < b) & (b < c)");
@@ -522,7 +777,17 @@ class Parser {
     }
     if (peek().isKeyword("in") || peek().isKeyword("is") || peek().isKeyword("not"))
       fail(peek(), "'" + peek().text + "' is not supported in expressions");
-    if (peek().isKeyword("and") || peek().isKeyword("or")) fail(peek(), unsupportedKeywordHint(peek().text));
+    return e;
+  }
+
+  // shift := sum { ("<<" | ">>") sum }
+  ExprPtr shift() {
+    ExprPtr e = sum();
+    while (peek().isOp("<<") || peek().isOp(">>")) {
+      BinOp op = peek().text == "<<" ? BinOp::Shl : BinOp::Shr;
+      Loc l = next().loc;
+      e = makeBinary(op, l, std::move(e), sum());
+    }
     return e;
   }
 
@@ -547,7 +812,6 @@ class Parser {
       else if (peek().isOp("//")) op = BinOp::FloorDiv;
       else if (peek().isOp("%")) op = BinOp::Mod;
       else if (peek().isOp("@")) fail(peek(), "'@' (matrix multiply) is not supported: use dot(a, b)");
-      else if (peek().isOp("<<") || peek().isOp(">>")) fail(peek(), "shift operators are not supported");
       else break;
       Loc l = next().loc;
       e = makeBinary(op, l, std::move(e), unary());
@@ -566,7 +830,6 @@ class Parser {
       e->lhs = unary();
       return bounded(std::move(e));
     }
-    if (peek().isKeyword("not")) fail(peek(), unsupportedKeywordHint("not"));
     return postfix();
   }
 
@@ -685,7 +948,17 @@ class Parser {
           expectOp(")", "to close the tuple");
           return bounded(std::move(e));
         }
-        if (t.text == "[") fail(t, "lists are not supported: use a tuple (a, b)");
+        if (t.text == "[") {  // [a, b]: a list, which tilelab treats as a tuple (Triton's list shapes)
+          next();
+          e->kind = ExprKind::Tuple;
+          e->isList = true;
+          while (!peek().isOp("]")) {
+            e->items.push_back(expr());
+            if (!acceptOp(",")) break;
+          }
+          expectOp("]", "to close the list");
+          return bounded(std::move(e));
+        }
         fail(t, "expected an expression, got " + describe(t));
       default:
         fail(t, "expected an expression, got " + describe(t));

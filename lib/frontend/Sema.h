@@ -41,14 +41,19 @@ struct PyVal {
     DType,   // a dtype name such as f16
     None,    // None
     Tuple,   // (a, b): shapes
-    String,  // a string literal (no use in kernels)
+    String,  // a string literal: s
+    Module,  // an imported module: s is its dotted path ("triton.language")
+    Function,  // a function: a @jit function of the file (fn), or the built-in named s
   };
   Kind kind = Kind::Poison;
   int64_t i = 0;
   double f = 0;
   Value* v = nullptr;
   DType dtype = DType::F32;
+  bool ptrTo = false;              // DType: the pointer type to `dtype` (x_ptr.dtype)
   std::vector<PyVal> items;
+  std::string s;                   // String contents; Module path; built-in Function name
+  const ast::Kernel* fn = nullptr; // Function: a @jit function of the file
 
   static PyVal poison() { return PyVal{}; }
   static PyVal integer(int64_t x) { PyVal p; p.kind = Kind::Int; p.i = x; return p; }
@@ -57,6 +62,11 @@ struct PyVal {
   static PyVal value(Value* x) { PyVal p; p.kind = x ? Kind::Value : Kind::Poison; p.v = x; return p; }
   static PyVal dtypeVal(DType d) { PyVal p; p.kind = Kind::DType; p.dtype = d; return p; }
   static PyVal none() { PyVal p; p.kind = Kind::None; return p; }
+  static PyVal tuple(std::vector<PyVal> xs) { PyVal p; p.kind = Kind::Tuple; p.items = std::move(xs); return p; }
+  static PyVal str(std::string x) { PyVal p; p.kind = Kind::String; p.s = std::move(x); return p; }
+  static PyVal module(std::string path) { PyVal p; p.kind = Kind::Module; p.s = std::move(path); return p; }
+  static PyVal builtin(std::string name) { PyVal p; p.kind = Kind::Function; p.s = std::move(name); return p; }
+  static PyVal function(const ast::Kernel* f) { PyVal p; p.kind = Kind::Function; p.fn = f; p.s = f->name; return p; }
 
   bool isPoison() const { return kind == Kind::Poison; }
   bool isConst() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
@@ -76,6 +86,9 @@ using Env = std::map<std::string, Binding>;
 
 // The largest tile (elements) a kernel may build: keeps the interpreters' memory bounded.
 constexpr int64_t kMaxTileElems = int64_t(1) << 20;
+// The most iterations tl.static_range unrolls, and the deepest chain of inlined @jit calls.
+constexpr int64_t kMaxStaticTrips = 4096;
+constexpr size_t kMaxInlineDepth = 64;
 
 class Sema {
  public:
@@ -90,8 +103,20 @@ class Sema {
   Builder b_;
   std::unique_ptr<Function> fn_;
   Env env_;
+  Env globals_;  // imports, module-level constants and the file's functions: every function sees them
   std::map<std::string, std::string> scopeNotes_;  // why a name is not visible here any more
   std::set<const Value*> paramValues_;             // the runtime parameters' values
+  // Inlined @jit calls, innermost last (for recursion checks and `return`).
+  struct Frame {
+    const ast::Kernel* fn;
+    Loc callLoc;
+  };
+  std::vector<Frame> frames_;
+  int loopDepth_ = 0;  // loops around the statement being compiled, in the current function
+  bool triton_ = false;  // the file imports triton: Python's min/max are minimum/maximum
+  // The rest of the enclosing blocks, innermost last, that runs after the current block falls
+  // off its end; {nullptr, 0} is the end of the function (an implicit `return None`).
+  using Cont = std::vector<std::pair<const std::vector<ast::StmtPtr>*, size_t>>;
 
   // ---- SemaExpr.cpp: expressions --------------------------------------------------------
  public:
@@ -140,7 +165,12 @@ class Sema {
 
  private:
   PyVal evalCall(const ast::Expr& e);
-  PyVal evalMethod(const ast::Expr& e);
+  // Calls the built-in `f` (after any module prefix: tl.load is "load"); `self` is the tensor of
+  // a method call (x.sum(0)), bound to the first parameter.
+  PyVal callBuiltin(const ast::Expr& e, const std::string& f, const PyVal* self = nullptr);
+  PyVal evalMethod(const ast::Expr& e, const PyVal& base);
+  PyVal evalAttribute(const ast::Expr& e);
+  const PyVal* self_ = nullptr;  // the method call's tensor while its built-in binds arguments
   // A call of a name that is no built-in (SemaExpr.cpp): print-like calls are refused with a
   // debugging alternative, anything else is an unknown function with a "did you mean".
   PyVal unknownFunction(const ast::Expr& call, const std::string& f, Loc loc);
@@ -161,24 +191,64 @@ class Sema {
   PyVal builtinMath(const ast::Expr& e, const std::string& f);
   PyVal builtinWhere(const ast::Expr& e);
   PyVal builtinMinMaximum(const ast::Expr& e, const std::string& f);
+  // SemaMath.cpp (engineer A): fma, umulhi, clamp; the typing of << and >> (SemaExpr.cpp's
+  // binary operators call shift for BinOp::Shl / BinOp::Shr).
+  PyVal builtinFma(const ast::Expr& e);
+  PyVal builtinUmulhi(const ast::Expr& e);
+  PyVal builtinClamp(const ast::Expr& e);
+  PyVal shift(ast::BinOp op, const PyVal& a, const PyVal& b, Loc opLoc);
+  // SemaAtomics.cpp (engineer A): atomic_add ... atomic_xchg, atomic_cas; debug_barrier.
+  PyVal builtinAtomic(const ast::Expr& e, const std::string& f);
+  PyVal builtinDebugBarrier(const ast::Expr& e);
+  Value* atomicOperand(const PyVal& v, Value* ptr, Loc loc, const std::string& fname, const char* what);
   PyVal builtinDot(const ast::Expr& e);
   // trans(x) and x.T: one trans op at `loc`, or a located error naming `what` for a non-2-D operand.
   PyVal transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what);
   PyVal builtinCdiv(const ast::Expr& e);
   Value* reduceAll(const std::string& kind, Value* x, Loc loc);
 
+  // ---- SemaCall.cpp: modules, @jit functions, Python's built-ins ------------------------------
+  void bindGlobals();                                 // imports, constants, functions
+  PyVal moduleMember(const PyVal& mod, const std::string& name, Loc loc);
+  PyVal inlineCall(const ast::Kernel& f, const ast::Expr& call);
+  PyVal pythonBuiltin(const ast::Expr& e, const std::string& f, bool& handled);
+  PyVal evalIfExp(const ast::Expr& e);
+  PyVal evalBoolOp(const ast::Expr& e);
+  PyVal builtinStaticAssert(const ast::Expr& e);
+
   // ---- SemaStmt.cpp: statements ----------------------------------------------------------
-  void genBlock(const std::vector<ast::StmtPtr>& body);
+  // Compiles body[from..], then the continuation `cont`; returns true when every path ended in
+  // a `return` or the end of the function (nothing runs after the block).
+  bool genBlock(const std::vector<ast::StmtPtr>& body, size_t from = 0, const Cont& cont = {});
   void genStmt(const ast::Stmt& s);
+  void genReturn(const ast::Stmt& s);
   void assign(const std::string& name, PyVal v, Loc loc);
+  void assignTargets(const ast::Stmt& s, PyVal v);
+  std::string loopKind(const ast::Expr& iter);
   void genFor(const ast::Stmt& s);
-  void genIf(const ast::Stmt& s);
+  void genStaticFor(const ast::Stmt& s);
+  void genWhile(const ast::Stmt& s);
+  void collectCarried(const std::vector<std::string>& assigned, const std::string& skip,
+                      std::vector<std::string>& carried, std::vector<Value*>& inits);
+  std::vector<bool> yieldCarried(const std::vector<std::string>& carried, const std::vector<Value*>& inits,
+                                 Region& body, size_t argOffset, Loc loc);
+  void endLoop(const ast::Stmt& s, Op* loop, const std::vector<std::string>& carried,
+               const std::vector<bool>& broken, Env saved, const char* what);
+  // Returns true when the if took over the continuation (a branch returns).
+  bool genIf(const ast::Stmt& s, const Cont& cont);
+  void mergeBranches(const ast::Stmt& s, Op* ifOp, Env branch[2]);
   bool bindParams(const ast::Kernel& k);
 };
 
 // The kernel built-ins' names (for "is a built-in function" and "did you mean" messages).
 const std::vector<std::string>& kernelBuiltins();
 bool isPrintFunction(const std::string& f);  // print, device_print, static_print, printf
+// Whether `stmts` holds a `return` (in nested if blocks too; loops are not looked into).
+bool containsReturn(const std::vector<ast::StmtPtr>& stmts);
+// The hidden variables a `return` assigns: kReturnCount holds -2 (None), -1 (one value in
+// kReturnValue) or n (a tuple in kReturnValue0..n-1).
+inline const char* const kReturnCount = "$return#";
+inline const char* const kReturnValue = "$return";
 
 // Names assigned anywhere in `body` (including nested blocks), in first-assignment order.
 void collectAssigned(const std::vector<ast::StmtPtr>& body, std::vector<std::string>& out);

@@ -17,6 +17,12 @@ bool Sema::bindArgs(const Expr& call, const std::string& fname, const std::vecto
   out.vals.assign(sig.size(), PyVal::poison());
   out.locs.assign(sig.size(), call.loc);
   out.exprs.assign(sig.size(), nullptr);
+  const PyVal* self = self_;
+  self_ = nullptr;  // only the call being bound gets it, not the calls inside its arguments
+  if (self && !sig.empty()) {
+    out.vals[0] = *self;
+    out.locs[0] = call.lhs && call.lhs->lhs ? call.lhs->lhs->loc : call.loc;
+  }
   return bindCallArgs(
       call, fname, sig, required, /*stopAtFirst=*/false, out.given,
       [&](const Expr& arg, size_t slot) {
@@ -29,7 +35,7 @@ bool Sema::bindArgs(const Expr& call, const std::string& fname, const std::vecto
         }
         return ok;
       },
-      [&](Loc loc, const std::string& msg) { error(loc, msg); });
+      [&](Loc loc, const std::string& msg) { error(loc, msg); }, self ? 1 : 0);
 }
 
 // A compile-time integer, or a constexpr error that says how to make it one.
@@ -77,8 +83,9 @@ std::optional<Shape> Sema::constShape(const PyVal& p, const Expr* e, Loc loc, co
 
 std::optional<DType> Sema::dtypeArg(const Args& a, size_t k, DType dflt, const std::string& fname) {
   if (!a.has(k)) return dflt;
-  if (a.vals[k].kind != PyVal::Kind::DType) {
-    error(a.locs[k], fname + "() dtype must be a dtype name such as f32 or f16, got " + describe(a.vals[k]));
+  if (a.vals[k].kind != PyVal::Kind::DType || a.vals[k].ptrTo) {
+    error(a.locs[k], fname + "() dtype must be a dtype such as tl.float32 or f16, got " + describe(a.vals[k]) +
+                         (a.vals[k].ptrTo ? " (pointer casts are not supported)" : ""));
     return std::nullopt;
   }
   return a.vals[k].dtype;
@@ -102,14 +109,40 @@ Value* Sema::maskArg(const PyVal& m, const Shape& shape, Loc loc, const std::str
 
 // ---- dispatch ------------------------------------------------------------------------------
 
+// f(...), tl.f(...), x.f(...): a @jit function of the file is inlined, tl.f is the built-in f,
+// x.f(...) is a method of the value x.
 PyVal Sema::evalCall(const Expr& e) {
-  if (e.lhs->kind == ExprKind::Attribute) return evalMethod(e);
-  if (e.lhs->kind != ExprKind::Name) {
+  PyVal callee;
+  if (e.lhs->kind == ExprKind::Attribute) {
+    PyVal base = eval(*e.lhs->lhs);
+    if (base.kind != PyVal::Kind::Module) return evalMethod(e, base);
+    callee = moduleMember(base, e.lhs->str, e.lhs->loc);
+  } else if (e.lhs->kind == ExprKind::Name) {
+    auto it = env_.find(e.lhs->str);
+    if (it == env_.end()) {
+      bool handled = false;
+      PyVal r = pythonBuiltin(e, e.lhs->str, handled);
+      if (handled) return r;
+      return callBuiltin(e, e.lhs->str);
+    }
+    callee = it->second.val;
+    if (callee.kind != PyVal::Kind::Function && !callee.isPoison())
+      return fail(e.loc, "'" + e.lhs->str + "' is a variable here, not a function");
+  } else {
     for (const auto& a : e.items) eval(*a);
-    return fail(e.loc, "only built-in functions can be called");
+    return fail(e.loc, "only functions can be called");
   }
-  const std::string& f = e.lhs->str;
-  if (env_.count(f)) return fail(e.loc, "'" + f + "' is a variable here, not a function");
+  if (callee.isPoison()) {
+    for (const auto& a : e.items) eval(*a);
+    return callee;
+  }
+  if (callee.kind != PyVal::Kind::Function) return fail(e.loc, describe(callee) + " cannot be called");
+  if (callee.fn) return inlineCall(*callee.fn, e);
+  return callBuiltin(e, callee.s);
+}
+
+PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) {
+  self_ = self;
   if (f == "program_id" || f == "num_programs") return builtinProgramId(e, f);
   if (f == "arange") return builtinArange(e);
   if (f == "zeros" || f == "full") return builtinZerosFull(e, f);
@@ -119,6 +152,13 @@ PyVal Sema::evalCall(const Expr& e) {
   if (f == "argmax") return builtinArgmax(e);
   if (f == "exp" || f == "exp2" || f == "log" || f == "sqrt" || f == "rsqrt" || f == "sigmoid" || f == "abs")
     return builtinMath(e, f);
+  if (f == "log2" || f == "cos" || f == "sin" || f == "floor" || f == "ceil" || f == "erf") return builtinMath(e, f);
+  if (f == "fma") return builtinFma(e);
+  if (f == "umulhi") return builtinUmulhi(e);
+  if (f == "clamp") return builtinClamp(e);
+  if (f == "atomic_add" || f == "atomic_max" || f == "atomic_min" || f == "atomic_and" || f == "atomic_or") return builtinAtomic(e, f);
+  if (f == "atomic_xor" || f == "atomic_xchg" || f == "atomic_cas") return builtinAtomic(e, f);
+  if (f == "debug_barrier") return builtinDebugBarrier(e);
   if (f == "where") return builtinWhere(e);
   if (f == "maximum" || f == "minimum") return builtinMinMaximum(e, f);
   if (f == "dot") return builtinDot(e);
@@ -128,8 +168,11 @@ PyVal Sema::evalCall(const Expr& e) {
     return transpose(a.vals[0], a.locs[0], e.loc, "trans()");
   }
   if (f == "cdiv") return builtinCdiv(e);
-  if (f == "range") return fail(e.loc, "range() can only be used in a for loop: for i in range(...)");
-  return unknownFunction(e, f, e.lhs->loc);  // print(...), or a typo: SemaExpr.cpp
+  if (f == "range" || f == "static_range")
+    return fail(e.loc, f + "() can only be used in a for loop: for i in tl." + f + "(...)");
+  if (f == "static_assert") return builtinStaticAssert(e);
+  self_ = nullptr;
+  return unknownFunction(e, f, e.lhs->kind == ExprKind::Attribute ? e.lhs->loc : e.lhs->loc);  // print(...), or a typo: SemaExpr.cpp
 }
 
 // trans(x) and x.T: the transposed 2-D tile (one trans op at `loc`); `what` names the spelling.
@@ -140,19 +183,53 @@ PyVal Sema::transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what) {
   return PyVal::value(at(loc).create(OpKind::Trans, {x.v}, {t.withShape({t.shape[1], t.shape[0]})})->result());
 }
 
-// x.to(dtype): the only method.
-PyVal Sema::evalMethod(const Expr& e) {
+// Tensor methods Triton has that are the built-in of the same name applied to the tensor.
+static const std::vector<std::string> kTensorMethods = {
+    "sum", "max", "min", "argmax", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sigmoid", "cos", "sin",
+    "floor", "ceil", "erf", "trans", "broadcast_to", "expand_dims", "permute", "reshape", "to"};
+
+// x.to(dtype), x.sum(axis), ... (kTensorMethods), and a dtype's predicates (x.dtype.is_fp16()).
+PyVal Sema::evalMethod(const Expr& e, const PyVal& base) {
   const Expr& attr = *e.lhs;
-  if (attr.lhs->kind == ExprKind::Name && attr.lhs->str == "tl")
-    return isPrintFunction(attr.str) ? refusePrint("tl." + attr.str, attr.loc)
-                                     : fail(attr.loc, "no 'tl.' prefix is needed: write " + attr.str + "(...) directly");
-  PyVal base = eval(*attr.lhs);
-  if (attr.str != "to") {
+  if (base.isPoison()) {
     for (const auto& a : e.items) eval(*a);
-    return fail(attr.loc, "unknown method '." + attr.str + "': only x.to(dtype) is supported" + didYouMean(attr.str, {"to"}));
+    bool known = false;
+    for (const auto& m : kTensorMethods) known |= m == attr.str;
+    // (after a name that failed, `tl.program_id`, the name's error says it all)
+    if (!known && attr.lhs->kind != ExprKind::Name)
+      error(attr.loc, "unknown method '." + attr.str + "'" + didYouMean(attr.str, kTensorMethods));
+    return base;
+  }
+  if (base.kind == PyVal::Kind::DType && e.items.empty() && e.keywords.empty()) {
+    const DType d = base.dtype;
+    const std::string& m = attr.str;
+    std::optional<bool> r;
+    if (m == "is_ptr") r = base.ptrTo;
+    else if (base.ptrTo) r = false;
+    else if (m == "is_floating") r = isFloat(d);
+    else if (m == "is_int") r = isInt(d) || d == DType::I1;
+    else if (m == "is_int_signed") r = isInt(d);
+    else if (m == "is_fp16") r = d == DType::F16;
+    else if (m == "is_bf16") r = d == DType::BF16;
+    else if (m == "is_fp32") r = d == DType::F32;
+    else if (m == "is_int1" || m == "is_bool") r = d == DType::I1;
+    else if (m == "is_int32") r = d == DType::I32;
+    else if (m == "is_int64") r = d == DType::I64;
+    if (r) return PyVal::boolean(*r);
+  }
+  if (!(base.isValue() || base.isConst()) || attr.str != "to") {
+    bool method = false;
+    for (const auto& m : kTensorMethods) method |= m == attr.str;
+    if (base.isValue() && method) return callBuiltin(e, attr.str, &base);
+    for (const auto& a : e.items) eval(*a);
+    return fail(attr.loc, "unknown method '." + attr.str + "' of " + describe(base) + didYouMean(attr.str, kTensorMethods));
   }
   Args a;
-  if (!bindArgs(e, "to", {"dtype"}, 1, a) || base.isPoison()) return PyVal::poison();
+  if (!bindArgs(e, "to", {"dtype", "fp_downcast_rounding", "bitcast"}, 1, a)) return PyVal::poison();
+  if (a.has(2) && !(a.vals[2].isIntConst() && a.vals[2].i == 0))
+    return fail(a.locs[2], ".to(bitcast=True) is not supported: tilelab converts values, it does not reinterpret bits");
+  if (a.has(1) && !(a.vals[1].kind == PyVal::Kind::String && a.vals[1].s == "rtne"))
+    return fail(a.locs[1], ".to() rounds to nearest even (fp_downcast_rounding='rtne'); other roundings are not supported");
   auto dt = dtypeArg(a, 0, DType::F32, "to");
   if (!dt) return PyVal::poison();
   if (base.isConst()) return PyVal::value(materialize(base, *dt, {}, attr.loc));

@@ -28,9 +28,11 @@ bool sameVal(const PyVal& a, const PyVal& b) {
     case PyVal::Kind::Bool: return a.i == b.i;
     case PyVal::Kind::Float: return a.f == b.f || (std::isnan(a.f) && std::isnan(b.f));
     case PyVal::Kind::Value: return a.v == b.v;
-    case PyVal::Kind::DType: return a.dtype == b.dtype;
+    case PyVal::Kind::DType: return a.dtype == b.dtype && a.ptrTo == b.ptrTo;
     case PyVal::Kind::None: return true;
-    case PyVal::Kind::String: return true;
+    case PyVal::Kind::String: return a.s == b.s;
+    case PyVal::Kind::Module: return a.s == b.s;
+    case PyVal::Kind::Function: return a.fn == b.fn && a.s == b.s;
     case PyVal::Kind::Tuple:
       if (a.items.size() != b.items.size()) return false;
       for (size_t k = 0; k < a.items.size(); ++k)
@@ -47,10 +49,12 @@ std::string Sema::describe(const PyVal& p) const {
     case PyVal::Kind::Float: return "a float constant";
     case PyVal::Kind::Bool: return p.i ? "True" : "False";
     case PyVal::Kind::Value: return p.v->type.str();
-    case PyVal::Kind::DType: return std::string("the dtype ") + dtypeName(p.dtype);
+    case PyVal::Kind::DType: return std::string(p.ptrTo ? "the pointer type *" : "the dtype ") + dtypeName(p.dtype);
     case PyVal::Kind::None: return "None";
     case PyVal::Kind::Tuple: return "a tuple";
     case PyVal::Kind::String: return "a string";
+    case PyVal::Kind::Module: return "the module " + p.s;
+    case PyVal::Kind::Function: return p.fn ? "the @jit function '" + p.s + "'" : "the built-in '" + p.s + "'";
   }
   return "?";
 }
@@ -169,11 +173,9 @@ PyVal Sema::eval(const Expr& e) {
     case ExprKind::Float: return PyVal::real(e.fval);
     case ExprKind::Bool: return PyVal::boolean(e.ival != 0);
     case ExprKind::None: return PyVal::none();
-    case ExprKind::String: {
-      PyVal p;
-      p.kind = PyVal::Kind::String;
-      return p;
-    }
+    case ExprKind::String: return PyVal::str(e.str);
+    case ExprKind::IfExp: return evalIfExp(e);
+    case ExprKind::BoolOp: return evalBoolOp(e);
     case ExprKind::Name: return evalName(e);
     case ExprKind::Unary: return evalUnary(e);
     case ExprKind::Binary: {
@@ -182,15 +184,7 @@ PyVal Sema::eval(const Expr& e) {
       return binary(e.binOp, a, b, e.loc);
     }
     case ExprKind::Call: return evalCall(e);
-    case ExprKind::Attribute:
-      if (e.lhs->kind == ExprKind::Name && e.lhs->str == "tl")
-        return fail(e.loc, "no 'tl.' prefix is needed: write " + e.str + " directly");
-      if (e.str == "T") {  // x.T: trans(x)
-        PyVal x = eval(*e.lhs);
-        if (x.isPoison()) return x;
-        return transpose(x, e.lhs->loc, e.loc, "x.T");
-      }
-      return fail(e.loc, "attributes are not supported (only x.T and the method x.to(dtype))");
+    case ExprKind::Attribute: return evalAttribute(e);
     case ExprKind::Subscript: return evalSubscript(e);
     case ExprKind::Slice: return fail(e.loc, "':' is only allowed inside a subscript such as x[:, None]");
     case ExprKind::Tuple: {
@@ -238,6 +232,12 @@ PyVal Sema::evalName(const Expr& e) {
   if (auto d = parseDType(e.str)) return PyVal::dtypeVal(*d);
   auto note = scopeNotes_.find(e.str);
   if (note != scopeNotes_.end()) return fail(e.loc, note->second);
+  if (e.str == "tl" || e.str == "triton" || e.str == "libdevice")
+    return fail(e.loc, "'" + e.str + "' is not defined: add `" +
+                           (e.str == "tl" ? "import triton.language as tl"
+                                          : e.str == "triton" ? "import triton"
+                                                              : "from triton.language.extra import libdevice") +
+                           "` at the top of the file");
   for (const auto& bname : kernelBuiltins())
     if (e.str == bname) return fail(e.loc, "'" + e.str + "' is a built-in function: call it, e.g. " + e.str + "(...)");
   // A @launch keyword that is not a parameter: the launch knows it, the kernel body does not.
@@ -262,7 +262,13 @@ PyVal Sema::evalName(const Expr& e) {
 PyVal Sema::evalUnary(const Expr& e) {
   PyVal x = eval(*e.lhs);
   if (x.isPoison()) return x;
-  const char* sp = e.unaryOp == UnaryOp::Neg ? "-" : e.unaryOp == UnaryOp::Pos ? "+" : "~";
+  const char* sp = e.unaryOp == UnaryOp::Neg ? "-" : e.unaryOp == UnaryOp::Pos ? "+" : e.unaryOp == UnaryOp::Not ? "not" : "~";
+  if (e.unaryOp == UnaryOp::Not) {  // not x: Python's on constants; == 0 (an i1) on runtime values
+    if (x.isConst()) return PyVal::boolean(x.asDouble() == 0);
+    if (!x.isValue() || x.v->type.isPtr) return fail(e.loc, "'not' needs a condition or a number, got " + describe(x));
+    if (x.v->type.dtype == DType::I1) return PyVal::value(at(e.loc).unary(OpKind::Not, x.v));
+    return binary(BinOp::Eq, x, PyVal::integer(0), e.loc);
+  }
   if (x.isConst()) {
     switch (e.unaryOp) {
       case UnaryOp::Pos: return x.kind == PyVal::Kind::Bool ? PyVal::integer(x.i) : x;
@@ -274,6 +280,7 @@ PyVal Sema::evalUnary(const Expr& e) {
         if (x.kind == PyVal::Kind::Float) return fail(e.loc, "'~' needs an integer or i1 operand, got a float");
         if (x.kind == PyVal::Kind::Bool) return PyVal::boolean(!x.i);
         return PyVal::integer(~x.i);
+      case UnaryOp::Not: break;
     }
   }
   if (!x.isValue()) return fail(e.loc, std::string("unary '") + sp + "' needs a number, got " + describe(x));
@@ -288,6 +295,7 @@ PyVal Sema::evalUnary(const Expr& e) {
       if (isFloat(v->type.dtype))
         return fail(e.loc, "'~' needs an integer or i1 operand, got " + v->type.str());
       return PyVal::value(at(e.loc).unary(OpKind::Not, v));
+    case UnaryOp::Not: break;
   }
   return PyVal::poison();
 }
@@ -321,6 +329,8 @@ PyVal Sema::foldBinary(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
     case BinOp::BitAnd:
     case BinOp::BitOr:
     case BinOp::BitXor:
+    case BinOp::Shl:
+    case BinOp::Shr:
       return fail(loc, std::string("'") + spelling(op) + "' needs integer or i1 operands, got a float");
     case BinOp::Lt: return PyVal::boolean(x < y);
     case BinOp::Le: return PyVal::boolean(x <= y);
@@ -366,6 +376,14 @@ PyVal Sema::pointerArith(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
 
 PyVal Sema::binary(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
   if (a.isPoison() || b.isPoison()) return PyVal::poison();
+  if (op == BinOp::Shl || op == BinOp::Shr) return shift(op, a, b, loc);
+  // dtype == dtype, x is None, s == "str": compile-time identity, as in Python.
+  auto symbolic = [](const PyVal& p) {
+    return p.kind == PyVal::Kind::DType || p.kind == PyVal::Kind::None || p.kind == PyVal::Kind::String ||
+           p.kind == PyVal::Kind::Module || p.kind == PyVal::Kind::Function;
+  };
+  if ((op == BinOp::Eq || op == BinOp::Ne) && (symbolic(a) || symbolic(b)))
+    return PyVal::boolean(sameVal(a, b) == (op == BinOp::Eq));
   if (a.isConst() && b.isConst()) return foldBinary(op, a, b, loc);
   if (!(a.isConst() || a.isValue()) || !(b.isConst() || b.isValue()))
     return fail(loc, std::string("operator '") + spelling(op) + "' needs numbers or tiles, got " + describe(a) +
@@ -417,6 +435,36 @@ PyVal Sema::binary(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
     default: break;
   }
   return PyVal::value(at(loc).binary(k, va, vb));
+}
+
+// m.X (a module's member), x.T, x.dtype, x.type, x.shape, x.dtype.element_ty.
+PyVal Sema::evalAttribute(const Expr& e) {
+  PyVal base = eval(*e.lhs);
+  if (base.isPoison()) return base;
+  const std::string& a = e.str;
+  if (base.kind == PyVal::Kind::Module) return moduleMember(base, a, e.loc);
+  if (base.isValue()) {
+    const Type& t = base.v->type;
+    if (a == "T") return transpose(base, e.lhs->loc, e.loc, "x.T");
+    if (a == "dtype" || a == "type") {  // a pointer's is its pointer type; a tile's its element dtype
+      PyVal d = PyVal::dtypeVal(t.dtype);
+      d.ptrTo = t.isPtr;
+      return d;
+    }
+    if (a == "shape") {
+      std::vector<PyVal> dims;
+      for (int64_t d : t.shape) dims.push_back(PyVal::integer(d));
+      return PyVal::tuple(std::move(dims));
+    }
+    if (a == "numel") return PyVal::integer(t.numel());
+    return fail(e.loc, "unknown attribute '." + a + "' of " + t.str() + didYouMean(a, {"T", "dtype", "type", "shape", "numel"}));
+  }
+  if (base.kind == PyVal::Kind::DType) {
+    if (a == "element_ty") return PyVal::dtypeVal(base.dtype);  // *f32 -> f32 (a block type's too)
+    if (a == "primitive_bitwidth" && !base.ptrTo) return PyVal::integer(base.dtype == DType::I1 ? 1 : 8 * dtypeBytes(base.dtype));
+    return fail(e.loc, "unknown attribute '." + a + "' of " + describe(base) + didYouMean(a, {"element_ty", "primitive_bitwidth"}));
+  }
+  return fail(e.loc, "'." + a + "': " + describe(base) + " has no attributes");
 }
 
 // x[:, None], x[None, :], x[:]: one ':' per existing dimension, None inserts a size-1 dim.

@@ -1,14 +1,22 @@
 // Sema, part 3: statements and control flow, and compileKernel().
 //
-//   x = e / x op= e   bind a name (the IR value takes the name as its printing hint)
-//   for i in range()  a `for` op; variables defined before the loop and assigned in its body
-//                     (found by pre-scanning the body) are carried as iter args; their type
-//                     must not change across an iteration
+//   x = e / x op= e   bind a name (the IR value takes the name as its printing hint);
+//   a, b = e          e must be a tuple of as many values
+//   for i in range()  a `for` op (tl.range too, its hints kept as attributes); variables defined
+//                     before the loop and assigned in its body (found by pre-scanning the body)
+//                     are carried as iter args; their type must not change across an iteration
+//   tl.static_range   unrolled at compile time: the body is compiled once per value
 //   if / elif / else  constexpr condition: only the taken branch is compiled; runtime
 //                     condition: an `if` op whose results merge the variables assigned in a
 //                     branch and defined before (or assigned in every branch)
+//   return            ends the function. A block is compiled together with its continuation
+//                     (the rest of the enclosing blocks up to the end of the function, Cont):
+//                     an `if` with a `return` inside compiles that continuation into both
+//                     branches, so code after `if c: return` runs only where c is false, and
+//                     the returned values merge like variables (kReturnCount/kReturnValue)
 #include "frontend/ConstFold.h"
 #include "frontend/Sema.h"
+#include "frontend/Suggest.h"
 #include "ir/Verifier.h"
 
 namespace tl {
@@ -24,7 +32,13 @@ void collectAssigned(const std::vector<StmtPtr>& body, std::vector<std::string>&
   for (const auto& s : body) {
     switch (s->kind) {
       case StmtKind::Assign:
-      case StmtKind::AugAssign: add(s->target); break;
+      case StmtKind::AugAssign:
+        if (s->targets.empty()) add(s->target);
+        for (const auto& t : s->targets) add(t);
+        break;
+      case StmtKind::While:
+        collectAssigned(s->body, out);
+        break;
       case StmtKind::For: {
         std::vector<std::string> inner;
         collectAssigned(s->body, inner);
@@ -41,8 +55,63 @@ void collectAssigned(const std::vector<StmtPtr>& body, std::vector<std::string>&
   }
 }
 
-void Sema::genBlock(const std::vector<StmtPtr>& body) {
-  for (const auto& s : body) genStmt(*s);
+bool containsReturn(const std::vector<StmtPtr>& stmts) {
+  for (const auto& s : stmts) {
+    if (s->kind == StmtKind::Return) return true;
+    if (s->kind == StmtKind::If && (containsReturn(s->body) || containsReturn(s->orelse))) return true;
+  }
+  return false;
+}
+
+bool Sema::genBlock(const std::vector<StmtPtr>& body, size_t from, const Cont& cont) {
+  for (size_t i = from; i < body.size(); ++i) {
+    const Stmt& s = *body[i];
+    if (s.kind == StmtKind::Return) {
+      genReturn(s);
+      return true;
+    }
+    if (s.kind == StmtKind::If && (containsReturn(s.body) || containsReturn(s.orelse))) {
+      Cont next = cont;
+      next.push_back({&body, i + 1});
+      return genIf(s, next);
+    }
+    if (s.kind == StmtKind::If) {
+      genIf(s, {});
+      continue;
+    }
+    genStmt(s);
+  }
+  if (cont.empty()) return false;
+  auto [rest, at] = cont.back();
+  Cont outer(cont.begin(), cont.end() - 1);
+  if (!rest) {  // the end of the function: `return None`
+    env_[kReturnCount] = Binding{PyVal::integer(-2), Loc{}};
+    return true;
+  }
+  return genBlock(*rest, at, outer);
+}
+
+void Sema::genReturn(const Stmt& s) {
+  if (loopDepth_ > 0) {
+    error(s.loc, "'return' inside a loop is not supported (Triton does not allow it either): "
+                 "keep the value in a variable and return it after the loop");
+    return;
+  }
+  PyVal v = s.value ? eval(*s.value) : PyVal::none();
+  if (frames_.empty() && v.kind != PyVal::Kind::None && !v.isPoison()) {
+    error(s.value->loc, "a kernel returns nothing: write its results with tl.store(...)");
+    return;
+  }
+  if (v.kind == PyVal::Kind::None) {
+    env_[kReturnCount] = Binding{PyVal::integer(-2), s.loc};
+  } else if (v.kind == PyVal::Kind::Tuple) {
+    env_[kReturnCount] = Binding{PyVal::integer(static_cast<int64_t>(v.items.size())), s.loc};
+    for (size_t k = 0; k < v.items.size(); ++k)
+      env_[kReturnValue + std::to_string(k)] = Binding{v.items[k], s.loc};
+  } else {
+    env_[kReturnCount] = Binding{PyVal::integer(-1), s.loc};
+    env_[kReturnValue] = Binding{v, s.loc};
+  }
 }
 
 void Sema::assign(const std::string& name, PyVal v, Loc loc) {
@@ -50,13 +119,33 @@ void Sema::assign(const std::string& name, PyVal v, Loc loc) {
   env_[name] = Binding{v, loc};
 }
 
+// `a, b = value`: one name per item of a tuple of the same length.
+void Sema::assignTargets(const Stmt& s, PyVal v) {
+  if (v.kind != PyVal::Kind::Tuple || v.items.size() != s.targets.size()) {
+    if (!v.isPoison())
+      error(s.value->loc, "cannot unpack " + describe(v) +
+                              (v.kind == PyVal::Kind::Tuple ? " of " + std::to_string(v.items.size()) + " values" : "") +
+                              " into " + std::to_string(s.targets.size()) + " names");
+    for (size_t k = 0; k < s.targets.size(); ++k) env_[s.targets[k]] = Binding{PyVal::poison(), s.targetLocs[k]};
+    return;
+  }
+  for (size_t k = 0; k < s.targets.size(); ++k) assign(s.targets[k], v.items[k], s.targetLocs[k]);
+}
+
 void Sema::genStmt(const Stmt& s) {
   switch (s.kind) {
     case StmtKind::Pass: return;
     case StmtKind::Assign: {
       PyVal v = eval(*s.value);
+      if (!s.targets.empty()) return assignTargets(s, v);
       if (v.kind == PyVal::Kind::None && s.value->kind == ExprKind::Call)
         error(s.value->loc, "this call returns nothing, so there is nothing to assign to '" + s.target + "'");
+      if (s.constexprAnnot && !v.isPoison() && !v.isConst() && v.kind != PyVal::Kind::DType &&
+          v.kind != PyVal::Kind::String && v.kind != PyVal::Kind::Tuple) {
+        error(s.value->loc, "'" + s.target + "' is declared tl.constexpr but this value is only known at run time (" +
+                                describe(v) + ")");
+        v = PyVal::poison();
+      }
       assign(s.target, v, s.targetLoc);
       return;
     }
@@ -77,7 +166,9 @@ void Sema::genStmt(const Stmt& s) {
     }
     case StmtKind::ExprStmt: eval(*s.value); return;
     case StmtKind::For: genFor(s); return;
-    case StmtKind::If: genIf(s); return;
+    case StmtKind::While: genWhile(s); return;
+    case StmtKind::If: genIf(s, {}); return;
+    case StmtKind::Return: genReturn(s); return;
   }
 }
 
@@ -89,24 +180,66 @@ static std::string mismatchAdvice(const Type& a, const Type& b) {
   return std::string("convert with .to(") + dtypeName(a.dtype) + ")";
 }
 
+// Which loop a `for` header asks for: "range" (Python's range or tl.range), "static_range", or ""
+// (anything else). `tl.range` and `tl.static_range` are resolved through the imports.
+std::string Sema::loopKind(const Expr& it) {
+  if (it.kind != ExprKind::Call) return "";
+  if (it.lhs->kind == ExprKind::Name && it.lhs->str == "range" && !env_.count("range")) return "range";
+  PyVal callee = it.lhs->kind == ExprKind::Name ? evalName(*it.lhs) : it.lhs->kind == ExprKind::Attribute ? evalAttribute(*it.lhs) : PyVal::poison();
+  if (callee.kind == PyVal::Kind::Function && !callee.fn && (callee.s == "range" || callee.s == "static_range")) return callee.s;
+  return "";
+}
+
 void Sema::genFor(const Stmt& s) {
   const Expr& it = *s.value;
-  if (it.kind != ExprKind::Call || it.lhs->kind != ExprKind::Name || it.lhs->str != "range" || env_.count("range")) {
-    error(it.loc, "a for loop must iterate over range(stop), range(start, stop) or range(start, stop, step)");
+  const std::string kind = loopKind(it);
+  if (kind.empty()) {
+    error(it.loc, "a for loop must iterate over range(...), tl.range(...) or tl.static_range(...)");
     return;
   }
-  if (!it.keywords.empty()) {
-    error(it.keywords[0].loc, "range() takes no keyword arguments");
-    return;
+  if (kind == "static_range") return genStaticFor(s);
+  // tl.range's hints (Triton: range(arg1, arg2, step, num_stages, loop_unroll_factor, ...)):
+  // compile-time values kept as attributes of the for op for the pipelining work.
+  static const std::vector<std::string> kHints = {"num_stages", "loop_unroll_factor", "warp_specialize",
+                                                  "disallow_acc_multi_buffer", "flatten"};
+  std::vector<std::pair<std::string, int64_t>> hints;
+  size_t positional = it.items.size();
+  if (positional > 3) {  // the 4th positional is num_stages
+    PyVal h = eval(*it.items[3]);
+    if (!h.isIntConst()) {
+      error(it.items[3]->loc, "range() num_stages must be a compile-time integer, got " + describe(h));
+      return;
+    }
+    hints.push_back({"num_stages", h.i});
+    if (positional > 4) {
+      error(it.items[4]->loc, "range() takes at most 4 positional arguments: pass loop_unroll_factor= by name");
+      return;
+    }
+    positional = 3;
   }
-  if (it.items.empty() || it.items.size() > 3) {
-    error(it.loc, "range() takes 1 to 3 arguments, got " + std::to_string(it.items.size()));
+  for (const auto& kw : it.keywords) {
+    bool known = false;
+    for (const auto& h : kHints) known |= h == kw.name;
+    if (!known) {
+      error(kw.loc, "range() has no argument '" + kw.name + "'" + didYouMean(kw.name, kHints));
+      return;
+    }
+    PyVal h = eval(*kw.value);
+    if (!h.isIntConst()) {
+      error(kw.value->loc, "range() " + kw.name + " must be a compile-time integer or bool, got " + describe(h));
+      return;
+    }
+    hints.push_back({kw.name, h.i});
+  }
+  if (positional == 0) {
+    error(it.loc, "range() takes 1 to 3 bounds, got none");
     return;
   }
   // Bounds: constants or integer scalars; i64 if any bound needs it.
   std::vector<PyVal> bounds;
   bool bad = false, wide = false;
-  for (const auto& a : it.items) {
+  for (size_t k = 0; k < positional; ++k) {
+    const auto& a = it.items[k];
     PyVal v = eval(*a);
     if (v.isPoison()) bad = true;
     else if (v.isIntConst()) wide |= !fitsI32(v.i);
@@ -127,7 +260,9 @@ void Sema::genFor(const Stmt& s) {
     // Still analyse the body for errors, with the loop variable poisoned.
     Env saved = env_;
     env_[s.target] = Binding{PyVal::poison(), s.targetLoc};
+    ++loopDepth_;
     genBlock(s.body);
+    --loopDepth_;
     env_ = saved;
     for (const auto& n : assigned)
       if (env_.count(n)) env_[n].val = PyVal::poison();
@@ -147,21 +282,9 @@ void Sema::genFor(const Stmt& s) {
   // Carried values: defined before the loop, assigned in the body (not the loop variable).
   std::vector<std::string> carried;
   std::vector<Value*> inits;
-  for (const auto& n : assigned) {
-    auto e = env_.find(n);
-    if (n == s.target || e == env_.end() || e->second.val.isPoison()) continue;
-    const PyVal& v = e->second.val;
-    if (!v.isConst() && !v.isValue()) {
-      error(e->second.loc, "'" + n + "' holds " + describe(v) + " and cannot be reassigned inside a loop");
-      e->second.val = PyVal::poison();
-      continue;
-    }
-    carried.push_back(n);
-    Value* init = toValue(v, e->second.loc);
-    if (!v.isValue()) init->name = n;
-    inits.push_back(init);
-  }
+  collectCarried(assigned, s.target, carried, inits);
   Op* forOp = at(loc).forOp(b3[0], b3[1], b3[2], inits);
+  for (const auto& [name, v] : hints) forOp->setAttr(name, Attr(v));
   Region* outer = b_.region();
   size_t outerIndex = b_.index();
   Region& body = forOp->region(0);
@@ -173,15 +296,44 @@ void Sema::genFor(const Stmt& s) {
   }
   env_[s.target] = Binding{PyVal::value(body.arg(0)), s.targetLoc};
   b_.setInsertionPointToEnd(&body);
+  ++loopDepth_;
   genBlock(s.body);
+  --loopDepth_;
+  std::vector<bool> broken = yieldCarried(carried, inits, body, 1, loc);
+  b_.setInsertionPoint(outer, outerIndex);
+  endLoop(s, forOp, carried, broken, std::move(saved), "for");
+}
 
-  // Yield each carried variable's value at the end of the body, at the type it entered with.
+// The variables a loop carries: assigned in its body (`assigned`) and defined before it, except
+// `skip` (the loop variable); their initial values in `inits`.
+void Sema::collectCarried(const std::vector<std::string>& assigned, const std::string& skip,
+                          std::vector<std::string>& carried, std::vector<Value*>& inits) {
+  for (const auto& n : assigned) {
+    auto e = env_.find(n);
+    if (n == skip || e == env_.end() || e->second.val.isPoison()) continue;
+    const PyVal& v = e->second.val;
+    if (!v.isConst() && !v.isValue()) {
+      error(e->second.loc, "'" + n + "' holds " + describe(v) + " and cannot be reassigned inside a loop");
+      e->second.val = PyVal::poison();
+      continue;
+    }
+    carried.push_back(n);
+    Value* init = toValue(v, e->second.loc);
+    if (!v.isValue()) init->name = n;
+    inits.push_back(init);
+  }
+}
+
+// Yields each carried variable's value at the end of a loop body (whose carried arguments start
+// at argOffset), at the type it entered with; true where a type mismatch was reported.
+std::vector<bool> Sema::yieldCarried(const std::vector<std::string>& carried, const std::vector<Value*>& inits,
+                                     Region& body, size_t argOffset, Loc loc) {
   std::vector<Value*> yields;
-  std::vector<bool> broken(carried.size(), false);  // a type mismatch was reported
+  std::vector<bool> broken(carried.size(), false);
   for (size_t k = 0; k < carried.size(); ++k) {
     const Binding& end = env_[carried[k]];
     const Type& want = inits[k]->type;
-    Value* y = body.arg(k + 1);
+    Value* y = body.arg(k + argOffset);
     if (end.val.isValue() && end.val.v->type == want) {
       y = end.val.v;
     } else if (end.val.isConst() && !want.isPtr && (end.val.kind != PyVal::Kind::Float || isFloat(want.dtype))) {
@@ -199,30 +351,108 @@ void Sema::genFor(const Stmt& s) {
     yields.push_back(y);
   }
   at(loc).yield(yields);
-  b_.setInsertionPoint(outer, outerIndex);
+  return broken;
+}
 
-  // After the loop: carried names are the loop's results; body-local names are gone.
+// After a loop: carried names are the loop's results; names local to the body are gone (with a
+// note saying so for later uses). `saved` is the environment from before the loop.
+void Sema::endLoop(const Stmt& s, Op* loop, const std::vector<std::string>& carried, const std::vector<bool>& broken,
+                   Env saved, const char* what) {
   Env inner = std::move(env_);
   env_ = std::move(saved);
   for (size_t k = 0; k < carried.size(); ++k) {
-    Value* r = forOp->result(k);
+    Value* r = loop->result(k);
     r->name = carried[k];
     env_[carried[k]].val = broken[k] ? PyVal::poison() : PyVal::value(r);  // no cascades
   }
-  std::string line = std::to_string(s.loc.line);
+  const std::string where = std::string(what) + " loop at line " + std::to_string(s.loc.line);
   for (const auto& [name, binding] : inner)
-    if (!env_.count(name))
-      scopeNotes_[name] = name == s.target
-                              ? "loop variable '" + name + "' is only defined inside the for loop at line " + line
-                              : "'" + name + "' is only defined inside the for loop at line " + line +
-                                    ": assign it before the loop to use it after";
+    if (!env_.count(name) && name[0] != '$')
+      scopeNotes_[name] = name == s.target ? "loop variable '" + name + "' is only defined inside the " + where
+                                           : "'" + name + "' is only defined inside the " + where +
+                                                 ": assign it before the loop to use it after";
 }
 
-void Sema::genIf(const Stmt& s) {
+// while cond: body — a `while` op. Carried: the variables defined before and assigned in the
+// body; the condition is compiled in the cond region, where they are its arguments.
+void Sema::genWhile(const Stmt& s) {
+  std::vector<std::string> assigned;
+  collectAssigned(s.body, assigned);
+  std::vector<std::string> carried;
+  std::vector<Value*> inits;
+  collectCarried(assigned, "", carried, inits);
+  Op* w = at(s.loc).whileOp(inits);
+  Region* outer = b_.region();
+  size_t outerIndex = b_.index();
+  Env saved = env_;
+  for (int r = 0; r < 2; ++r)
+    for (size_t k = 0; k < carried.size(); ++k) w->region(r).arg(k)->name = carried[k];
+  // The condition, evaluated on the carried values.
+  for (size_t k = 0; k < carried.size(); ++k) env_[carried[k]].val = PyVal::value(w->region(0).arg(k));
+  b_.setInsertionPointToEnd(&w->region(0));
+  PyVal c = eval(*s.value);
+  const Loc cl = s.value->loc;
+  Value* cond = nullptr;
+  if (c.isConst()) {
+    cond = materialize(PyVal::boolean(c.asDouble() != 0), DType::I1, {}, cl);
+  } else if (c.isValue() && !c.v->type.isPtr && c.v->type.isScalar()) {
+    cond = c.v->type.dtype == DType::I1 ? c.v : at(cl).cmp("ne", c.v, materialize(PyVal::integer(0), c.v->type.dtype, {}, cl));
+  } else {
+    if (!c.isPoison())
+      error(cl, "a while condition must be a scalar, got " + describe(c) +
+                    (c.isValue() && c.v->type.isTile() ? ": reduce the tile first (e.g. tl.max(x, 0) > 0)" : ""));
+    cond = materialize(PyVal::boolean(false), DType::I1, {}, cl);
+  }
+  at(cl).condition(cond);
+  // The body.
+  env_ = saved;
+  for (size_t k = 0; k < carried.size(); ++k) env_[carried[k]].val = PyVal::value(w->region(1).arg(k));
+  b_.setInsertionPointToEnd(&w->region(1));
+  ++loopDepth_;
+  genBlock(s.body);
+  --loopDepth_;
+  std::vector<bool> broken = yieldCarried(carried, inits, w->region(1), 0, s.loc);
+  b_.setInsertionPoint(outer, outerIndex);
+  endLoop(s, w, carried, broken, std::move(saved), "while");
+}
+
+// for i in tl.static_range(...): the body once per value, with i a compile-time integer.
+void Sema::genStaticFor(const Stmt& s) {
+  const Expr& it = *s.value;
+  Args a;
+  if (!bindArgs(it, "static_range", {"arg1", "arg2", "step"}, 1, a)) return;
+  std::vector<int64_t> r;
+  for (size_t k = 0; k < 3; ++k) {
+    if (!a.has(k)) continue;
+    auto v = constInt(a.vals[k], a.exprs[k], a.locs[k], "static_range() bound");
+    if (!v) return;
+    r.push_back(*v);
+  }
+  int64_t lo = r.size() == 1 ? 0 : r[0], hi = r.size() == 1 ? r[0] : r[1], step = r.size() == 3 ? r[2] : 1;
+  if (step == 0) {
+    error(a.locs[2], "static_range() step must not be zero");
+    return;
+  }
+  const long double trips = step > 0 ? (hi > lo ? ((long double)hi - lo + step - 1) / step : 0)
+                                     : (lo > hi ? ((long double)lo - hi - step - 1) / -step : 0);
+  if (trips > kMaxStaticTrips) {
+    error(it.loc, "static_range() would unroll " + std::to_string((long long)trips) + " iterations; at most " +
+                      std::to_string(kMaxStaticTrips) + " are allowed: use tl.range for a loop");
+    return;
+  }
+  ++loopDepth_;
+  for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step) {
+    env_[s.target] = Binding{PyVal::integer(i), s.targetLoc};
+    genBlock(s.body);
+    if (diag_.numErrors() >= DiagEngine::kMaxErrors) break;
+  }
+  --loopDepth_;
+}
+
+bool Sema::genIf(const Stmt& s, const Cont& cont) {
   PyVal c = eval(*s.value);
   if (c.isConst()) {  // compile-time condition: only the taken branch exists
-    genBlock(c.asDouble() != 0 ? s.body : s.orelse);
-    return;
+    return genBlock(c.asDouble() != 0 ? s.body : s.orelse, 0, cont);
   }
   Value* cond = nullptr;
   if (c.isValue()) {
@@ -246,7 +476,8 @@ void Sema::genIf(const Stmt& s) {
     collectAssigned(s.body, assigned);
     collectAssigned(s.orelse, assigned);
     for (const auto& n : assigned) env_[n] = Binding{PyVal::poison(), s.loc};
-    return;
+    if (!cont.empty()) env_[kReturnCount] = Binding{PyVal::poison(), s.loc};
+    return !cont.empty();
   }
   Op* ifOp = at(s.loc).ifOp(cond, {});
   Region* outer = b_.region();
@@ -255,11 +486,27 @@ void Sema::genIf(const Stmt& s) {
   for (int k = 0; k < 2; ++k) {
     env_ = before;
     b_.setInsertionPointToEnd(&ifOp->region(k));
-    genBlock(k == 0 ? s.body : s.orelse);
+    genBlock(k == 0 ? s.body : s.orelse, 0, cont);
     branch[k] = std::move(env_);
   }
+  // With a continuation, both branches ran to the end of the function: only what they return
+  // is merged (nothing else is read after the if).
+  if (!cont.empty())
+    for (int k = 0; k < 2; ++k)
+      for (auto i = branch[k].begin(); i != branch[k].end();)
+        i = i->first[0] == '$' ? std::next(i) : branch[k].erase(i);
   env_ = std::move(before);
+  mergeBranches(s, ifOp, branch);
+  b_.setInsertionPoint(outer, outerIndex);
+  return !cont.empty();
+}
 
+// The user-facing name of a merged variable (the hidden return slots have none).
+static std::string shownName(const std::string& n) {
+  return n[0] == '$' ? "the returned value" : "'" + n + "'";
+}
+
+void Sema::mergeBranches(const Stmt& s, Op* ifOp, Env branch[2]) {
   // Which names changed in some branch, and can they be merged?
   std::vector<std::string> names;
   for (int k = 0; k < 2; ++k)
@@ -283,6 +530,15 @@ void Sema::genIf(const Stmt& s) {
     }
     const Binding& t = branch[0][n];
     const Binding& e = branch[1][n];
+    if (n == kReturnCount && !sameVal(t.val, e.val) && !t.val.isPoison() && !e.val.isPoison()) {
+      auto what = [](const PyVal& c) {
+        return c.i == -2 ? std::string("nothing") : c.i == -1 ? std::string("one value") : "a tuple of " + std::to_string(c.i);
+      };
+      error(s.loc, "the branches of this if return different things (" + what(t.val) + " and " + what(e.val) +
+                       "): every path of the function must return the same kind of value");
+      env_[n] = Binding{PyVal::poison(), t.loc};
+      continue;
+    }
     if (t.val.isPoison() || e.val.isPoison()) {
       env_[n] = Binding{PyVal::poison(), t.loc};
       continue;
@@ -292,7 +548,7 @@ void Sema::genIf(const Stmt& s) {
       if (sameVal(t.val, e.val)) {
         env_[n] = t;
       } else {
-        error(t.loc, "'" + n + "' holds " + describe(t.val) + " and cannot be changed under a runtime if");
+        error(t.loc, shownName(n) + " holds " + describe(t.val) + " and cannot be changed under a runtime if");
         env_[n] = Binding{PyVal::poison(), t.loc};
       }
       continue;
@@ -305,7 +561,7 @@ void Sema::genIf(const Stmt& s) {
     Type want;
     if (t.val.isValue() && e.val.isValue()) {
       if (t.val.v->type != e.val.v->type) {
-        error(e.loc, "'" + n + "' is " + t.val.v->type.str() + " after the if branch but " + e.val.v->type.str() +
+        error(e.loc, shownName(n) + " is " + t.val.v->type.str() + " after the if branch but " + e.val.v->type.str() +
                          " after the else branch (line " + line + "): both branches must give it the same type; " +
                          mismatchAdvice(t.val.v->type, e.val.v->type));
         env_[n] = Binding{PyVal::poison(), t.loc};
@@ -316,7 +572,7 @@ void Sema::genIf(const Stmt& s) {
       const PyVal& typed = t.val.isValue() ? t.val : e.val;
       const PyVal& weak = t.val.isValue() ? e.val : t.val;
       if (typed.v->type.isPtr || (weak.kind == PyVal::Kind::Float && !isFloat(typed.v->type.dtype))) {
-        error(t.val.isValue() ? e.loc : t.loc, "'" + n + "' is " + typed.v->type.str() + " in one branch of the if but " +
+        error(t.val.isValue() ? e.loc : t.loc, shownName(n) + " is " + typed.v->type.str() + " in one branch of the if but " +
                                                    describe(weak) + " in the other: both must have the same type");
         env_[n] = Binding{PyVal::poison(), t.loc};
         continue;
@@ -338,15 +594,23 @@ void Sema::genIf(const Stmt& s) {
     at(s.loc).yield(yields[k]);
   }
   for (size_t k = 0; k < merged.size(); ++k) {
-    Value* r = ifOp->addResult(yields[0][k]->type, merged[k]);
+    Value* r = ifOp->addResult(yields[0][k]->type, merged[k][0] == '$' ? std::string("ret") : merged[k]);
     env_[merged[k]].val = PyVal::value(r);
   }
-  b_.setInsertionPoint(outer, outerIndex);
 }
 
 bool Sema::bindParams(const Kernel& k) {
   bool ok = true;
   for (const auto& p : k.params) {
+    const bool bound = p.annot == AnnotKind::Constexpr ? spec_.constexprs.count(p.name) > 0 : spec_.paramTypes.count(p.name) > 0;
+    if (!bound && p.defaultValue) {  // `BLOCK: tl.constexpr = 128`, `eps=1e-5`: the default, a constant
+      PyVal v = eval(*p.defaultValue);
+      if (!v.isPoison() && !v.isConst() && v.kind != PyVal::Kind::DType)
+        error(p.defaultValue->loc, "the default of '" + p.name + "' must be a compile-time constant, got " + describe(v));
+      env_[p.name] = Binding{v, p.loc};
+      if (v.isIntConst() && p.annot == AnnotKind::Constexpr) fn_->constexprs.push_back({p.name, v.i});
+      continue;
+    }
     if (p.annot == AnnotKind::Constexpr) {
       auto it = spec_.constexprs.find(p.name);
       if (it == spec_.constexprs.end()) {
@@ -392,10 +656,13 @@ std::unique_ptr<Function> Sema::run() {
   fn_->name = k->name;
   fn_->loc = k->loc;
   fn_->source = pk_.file;
+  triton_ = pk_.module->tritonSpelling();
   try {
+    bindGlobals();
+    env_ = globals_;
     bindParams(*k);
     b_.setInsertionPointToEnd(&fn_->body);
-    genBlock(k->body);
+    genBlock(k->body, 0, {{nullptr, 0}});
     b_.setInsertionPointToEnd(&fn_->body);
     at(k->loc).ret();
   } catch (const IRError& e) {

@@ -43,6 +43,9 @@ void addStageOptions(CLI::App& app, StageOptions& o, StageFeatures f) {
       ->type_name("PARAM=FILE")
       ->allow_extra_args(false)
       ->check(kParamEqualsExistingFile);
+  app.add_option("--kernel", o.kernel,
+                 "The @jit function to run when the file has several (default: the one with @launch)")
+      ->type_name("NAME");
   app.add_option("--grid", o.grid, "Override the grid: an expression such as '(64,)' or 'cdiv(N, 128)'");
   app.add_option("--num-warps", o.numWarps, "Override num_warps")->check(CLI::Range(1, 32));
   if (f.outputs) {
@@ -127,7 +130,7 @@ std::string formatMs(double ms) {
 
 std::unique_ptr<CompiledKernel> compileKernelFile(const std::string& path,
                                                   const std::vector<LaunchOverride>& overrides,
-                                                  std::ostream& err) {
+                                                  std::ostream& err, const std::string& kernelName) {
   auto start = std::chrono::steady_clock::now();
   std::shared_ptr<SourceFile> file;
   try {
@@ -142,7 +145,7 @@ std::unique_ptr<CompiledKernel> compileKernelFile(const std::string& path,
   DiagEngine diag(file);
   auto k = std::make_unique<CompiledKernel>();
   k->path = path;
-  k->parsed = parseKernelFile(file, diag);
+  k->parsed = parseKernelFile(file, diag, kernelName);
   if (k->parsed && !diag.hasErrors()) k->launch = evalLaunch(*k->parsed, overrides, diag);
   if (k->parsed && !diag.hasErrors()) {
     k->spec = specializationFor(*k->parsed, k->launch);
@@ -261,7 +264,7 @@ int runStage(const std::string& stageName, const StageOptions& opts, const Stage
   }
   int failures = 0;
   for (const auto& path : paths) {
-    auto k = compileKernelFile(path, overrides, std::cerr);
+    auto k = compileKernelFile(path, overrides, std::cerr, opts.kernel);
     if (!k) {
       ++failures;
       continue;

@@ -32,6 +32,7 @@ namespace tl {
 struct StageOptions {
   std::vector<std::string> kernels;    // .tl paths; empty: every kernel in kernels/
   std::vector<std::string> sets;       // --set NAME=EXPR
+  std::string kernel;                  // --kernel NAME: the function to run (default: the one with @launch)
   std::vector<std::string> inputs;     // --input PARAM=FILE.npy (sugar for --set PARAM=file("FILE"))
   std::string grid;                    // --grid EXPR (sugar for --set grid=EXPR)
   int numWarps = 0;                    // --num-warps N (0: the launch's)
@@ -78,11 +79,12 @@ struct CompiledKernel {
 // The overrides a StageOptions asks for, in the order they apply.
 std::vector<LaunchOverride> overridesFrom(const StageOptions& opts);
 
-// Parses, evaluates the launch and compiles one kernel file. On errors prints them (located,
+// Parses, evaluates the launch and compiles one kernel file (its function `kernelName`, or the
+// default entry: ParsedKernel's rule). On errors prints them (located,
 // with the source line and a caret) to `err` and returns nullptr.
 std::unique_ptr<CompiledKernel> compileKernelFile(const std::string& path,
                                                   const std::vector<LaunchOverride>& overrides,
-                                                  std::ostream& err);
+                                                  std::ostream& err, const std::string& kernelName = "");
 
 // Every kernels/*.tl, sorted (looks in ./kernels, then the source tree's kernels/).
 std::vector<std::string> defaultKernelPaths();

@@ -68,7 +68,7 @@ TEST(Suggest, LaunchKeywordInBodyNamesTheParameterList) {
 }
 
 TEST(Suggest, PrintIsRefusedWithADebuggingAlternative) {
-  for (const char* call : {"print(x)", "device_print(\"x\", x)", "tl.device_print(\"x\", x)", "tl.static_print(x)"}) {
+  for (const char* call : {"print(x)", "device_print(\"x\", x)", "static_print(x)"}) {
     auto r = runFrontend(test::kernelWith("N=128, x_ptr=zeros(N)", "x_ptr, N",
                                           "    x = load(x_ptr + arange(0, 128))\n    " + std::string(call) + "\n"));
     ASSERT_EQ(r->phase, "compile") << call;

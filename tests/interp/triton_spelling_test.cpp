@@ -1,0 +1,266 @@
+// Issue 12, sections 1 and 2: a kernel in Triton's own spelling (imports, @triton.jit, tl.
+// prefixes, tl.constexpr, list shapes, float("inf"), docstrings, module-level constants, @jit
+// helpers with return values and tuples, early return, tuple assignment, `a if c else b`,
+// and/or/not, static_assert, static_range, tl.range hints, annotated constexpr locals, min/max of
+// scalars, shifts, while) compiles, and tl-scalar and tl-block compute what a C++ reference says.
+// The errors for what Triton has and tilelab does not name the construct at its line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "../frontend/FrontendTestUtil.h"
+#include "block/BlockInterpreter.h"
+#include "scalar/ScalarInterpreter.h"
+
+namespace tl {
+namespace {
+
+using test::countOps;
+using test::runFrontend;
+
+const char* const kHeader = "import triton\nimport triton.language as tl\n";
+
+// Runs `src` on tl-scalar and tl-block and returns the output buffer `out` (both must agree
+// exactly: these kernels add in one order).
+std::vector<double> runBoth(const std::string& src, const std::vector<LaunchOverride>& sets = {}) {
+  auto r = runFrontend(src, sets);
+  EXPECT_EQ(r->phase, "") << r->errors();
+  if (!r->fn) return {};
+  Memory a = Memory::fromLaunch(r->launch), b = Memory::fromLaunch(r->launch);
+  runScalar(*r->fn, r->launch, a);
+  runBlock(*r->fn, r->launch, b);
+  const Buffer* out = a.find("out");
+  const Buffer* outB = b.find("out");
+  EXPECT_NE(out, nullptr);
+  if (!out || !outB) return {};
+  std::vector<double> v;
+  for (int64_t i = 0; i < out->numel(); ++i) {
+    v.push_back(out->getF(i));
+    EXPECT_EQ(outB->getF(i), out->getF(i)) << "tl-block differs from tl-scalar at " << i;
+  }
+  return v;
+}
+
+// The input buffer `x` as the launch fills it.
+std::vector<double> input(const std::string& src, const std::string& name = "x") {
+  auto r = runFrontend(src);
+  Memory m = Memory::fromLaunch(r->launch);
+  std::vector<double> v;
+  if (const Buffer* b = m.find(name))
+    for (int64_t i = 0; i < b->numel(); ++i) v.push_back(b->getF(i));
+  return v;
+}
+
+TEST(TritonSpelling, TutorialStyleVectorAddWithHelpersAndEarlyReturn) {
+  const std::string src = std::string(kHeader) + R"(
+"""A module docstring."""
+SCALE: tl.constexpr = 3
+OFFSET = 0.5
+
+@triton.jit
+def scale_and_shift(x, s: tl.constexpr):
+    """Returns x * s and x + OFFSET (a tuple)."""
+    return x * s, x + OFFSET
+
+@triton.jit
+def pick(a, b, flag):
+    if flag > 0:
+        return a
+    return b
+
+@launch(n=1000, BLOCK=256, grid=(cdiv(n, BLOCK) + 1,), x=randn((n,), seed=3), out=zeros((n,), output=True))
+@triton.jit
+def kernel(x, out, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    if pid * BLOCK >= n:        # the extra program leaves at once
+        return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x + offs, mask=mask, other=float("-inf"))
+    a, b = scale_and_shift(v, SCALE)
+    tl.static_assert(BLOCK % 2 == 0, "even blocks")
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in tl.static_range(2):
+        acc += a
+    chosen = pick(acc, b, pid % 2)          # odd programs: 2 * 3x; even programs: x + 0.5
+    tl.store(out + offs, chosen.to(out.dtype.element_ty), mask=mask)
+)";
+  std::vector<double> got = runBoth(src), x = input(src);
+  ASSERT_EQ(got.size(), 1000u);
+  for (int i = 0; i < 1000; ++i) {
+    const bool odd = (i / 256) % 2 == 1;
+    const double want = odd ? float(float(float(x[i]) * 3.0f) + float(float(x[i]) * 3.0f)) : float(float(x[i]) + 0.5f);
+    ASSERT_EQ(got[i], want) << i;
+  }
+}
+
+TEST(TritonSpelling, WhileTernaryBoolOpsShiftsAndScalarMinMax) {
+  // out[i] = the number of halvings that take (i + 1) << 2 below 3, plus min/max and ternaries.
+  const std::string src = std::string(kHeader) + R"(
+@launch(n=40, out=zeros((64,), output=True), grid=(1,))
+@triton.jit
+def kernel(out, n):
+    offs = tl.arange(0, 64)
+    for i in range(0, n):
+        v = (i + 1) << 2
+        steps = 0
+        while v >= 3:
+            v = v >> 1
+            steps += 1
+        big = 1 if (i > 10 and not (i > 30)) or i == 0 else 0
+        r = steps * 100 + big * 10 + min(i, 5) - max(i, 38) + (7 if steps > 3 else -7)
+        tl.store(out + i + offs * 0, r.to(tl.float32), mask=offs == 0)
+)";
+  std::vector<double> got = runBoth(src);
+  ASSERT_EQ(got.size(), 64u);
+  for (int i = 0; i < 40; ++i) {
+    int v = (i + 1) << 2, steps = 0;
+    while (v >= 3) {
+      v >>= 1;
+      ++steps;
+    }
+    const int big = ((i > 10 && !(i > 30)) || i == 0) ? 1 : 0;
+    const int want = steps * 100 + big * 10 + std::min(i, 5) - std::max(i, 38) + (steps > 3 ? 7 : -7);
+    ASSERT_EQ(got[i], want) << i;
+  }
+  for (int i = 40; i < 64; ++i) EXPECT_EQ(got[i], 0) << i;
+}
+
+TEST(TritonSpelling, RangeHintsAreRecordedOnTheLoop) {
+  auto r = runFrontend(std::string(kHeader) + R"(
+@launch(n=8, out=zeros((16,), output=True))
+@triton.jit
+def kernel(out, n):
+    acc = tl.zeros((16,), dtype=tl.float32)
+    for k in tl.range(0, n, 2, num_stages=3, loop_unroll_factor=2):
+        acc += 1.0
+    tl.store(out + tl.arange(0, 16), acc)
+)");
+  ASSERT_EQ(r->phase, "") << r->errors();
+  Op* loop = test::findOp(*r->fn, OpKind::For);
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->intAttr("num_stages"), 3);
+  EXPECT_EQ(loop->intAttr("loop_unroll_factor"), 2);
+}
+
+TEST(TritonSpelling, HelperOpsKeepTheHelpersSourceLines) {
+  auto r = runFrontend(std::string(kHeader) + R"(
+@triton.jit
+def leaky_relu(x):
+    return tl.where(x >= 0, x, 0.01 * x)
+
+@launch(out=zeros((16,), output=True), x=randn((16,)))
+@triton.jit
+def kernel(x, out):
+    offs = tl.arange(0, 16)
+    tl.store(out + offs, leaky_relu(tl.load(x + offs)))
+)");
+  ASSERT_EQ(r->phase, "") << r->errors();
+  Op* sel = test::findOp(*r->fn, OpKind::Select);
+  ASSERT_NE(sel, nullptr);
+  EXPECT_EQ(sel->loc.line, 6);  // the `return tl.where(...)` line of the helper
+}
+
+TEST(TritonSpelling, PrefixFreeDialectStillReduces) {
+  // Without `import triton`, max(x, 0) is the reduction along axis 0, as before; with it, it
+  // is Python's max (elementwise maximum), as in Triton.
+  const std::string body = R"(
+@launch(x=randn((16,), seed=5), out=zeros((16,), output=True))
+@jit
+def kernel(x, out):
+    offs = arange(0, 16)
+    v = load(x + offs)
+    store(out + offs, v * 0 + max(v, 0))
+)";
+  std::vector<double> plain = runBoth(body), x = input(body);
+  double mx = -INFINITY;
+  for (double v : x) mx = std::max(mx, v);
+  for (double v : plain) EXPECT_EQ(v, float(mx));
+  std::vector<double> tri = runBoth(std::string(kHeader) + body);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(tri[i], float(std::max(x[i], 0.0))) << i;
+}
+
+TEST(TritonSpelling, EntryIsTheLaunchFunctionOrTheNamedOne) {
+  const std::string src = std::string(kHeader) + R"(
+@triton.jit
+def first(out):
+    tl.store(out + tl.arange(0, 4), 1.0)
+
+@launch(out=zeros((4,), output=True))
+@triton.jit
+def second(out):
+    tl.store(out + tl.arange(0, 4), 2.0)
+)";
+  auto r = runFrontend(src);
+  ASSERT_EQ(r->phase, "") << r->errors();
+  EXPECT_EQ(r->fn->name, "second");
+  DiagEngine diag;
+  auto file = std::make_shared<SourceFile>("t.tl", src);
+  auto pk = parseKernelFile(file, diag, "first");
+  ASSERT_TRUE(pk) << diag.renderAll();
+  EXPECT_EQ(pk->kernelName(), "first");
+  DiagEngine bad;
+  EXPECT_EQ(parseKernelFile(file, bad, "frist"), nullptr);
+  EXPECT_NE(bad.renderAll().find("--kernel frist: the file has no function of that name (it has first, second); did you mean 'first'?"),
+            std::string::npos)
+      << bad.renderAll();
+}
+
+// Each construct tilelab refuses gets a located message naming it.
+TEST(TritonSpelling, UnsupportedConstructsAreNamedAtTheirLine) {
+  struct Case {
+    const char* line;
+    const char* message;
+    int at = 13;  // the line the message must point at
+  };
+  const Case cases[] = {
+      {"    y = tl.cumsum(v, 0)", "unknown function 'cumsum'"},
+      {"    y = v.to(tl.int8)", "tl.int8 is not supported"},
+      {"    y = v.to(tl.float32, bitcast=True)", "bitcast=True) is not supported"},
+      {"    for i in range(4):\n        return", "'return' inside a loop is not supported", 14},
+      {"    return v", "a kernel returns nothing"},
+      {"    tl.static_assert(1 == 2, \"no\")", "static_assert failed: no"},
+      {"    y = torch.zeros(4)", "is host-side Python"},
+      {"    y = triton.next_power_of_2(4)", "triton.next_power_of_2 is host-side Python"},
+      {"    y = helper(v)", "recursive call of 'helper'", 7},  // the call inside helper
+  };
+  for (const Case& c : cases) {
+    const std::string src = std::string(kHeader) + "import torch\n" + R"(
+@triton.jit
+def helper(v):
+    return helper(v)
+
+@launch(x=zeros((4,)))
+@triton.jit
+def kernel(x):
+    v = tl.load(x + tl.arange(0, 4))
+)" + c.line + "\n";
+    auto r = runFrontend(src);
+    EXPECT_NE(r->phase, "") << c.line;
+    EXPECT_NE(r->errors().find(c.message), std::string::npos) << c.line << "\n" << r->errors();
+    EXPECT_NE(r->errors().find("test.tl:" + std::to_string(c.at) + ":"), std::string::npos) << c.line << "\n" << r->errors();
+  }
+}
+
+TEST(TritonSpelling, ReturnValuesOfDifferentKindsAreAnError) {
+  auto r = runFrontend(std::string(kHeader) + R"(
+@triton.jit
+def f(a, flag):
+    if flag > 0:
+        return a, a
+    return a
+
+@launch(x=zeros((4,)), n=1)
+@triton.jit
+def kernel(x, n):
+    v = f(tl.load(x + tl.arange(0, 4)), n)
+)");
+  EXPECT_EQ(r->phase, "compile");
+  EXPECT_NE(r->errors().find("test.tl:6:5: error: the branches of this if return different things (a tuple of 2 and one value)"),
+            std::string::npos)
+      << r->errors();
+}
+
+}  // namespace
+}  // namespace tl
