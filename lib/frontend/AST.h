@@ -120,8 +120,9 @@ struct Stmt {
   Loc loc;              // the statement's first token
   std::string target;   // assigned name / loop variable
   Loc targetLoc;
-  std::vector<std::string> targets;  // `a, b = value`: the names (target is empty)
+  std::vector<std::string> targets;  // `a, b = value`: every name assigned (target is empty)
   std::vector<Loc> targetLocs;
+  ExprPtr targetTree;                // `(a, b), c = value`: the target as written (Tuples of Names)
   bool constexprAnnot = false;       // `x: tl.constexpr = value`
   BinOp augOp = BinOp::Add;
   Loc opLoc;            // the `+=` of an AugAssign

@@ -492,43 +492,34 @@ class Parser {
         return s;
       }
     }
-    if (StmtPtr tuple = tupleAssignment()) return tuple;
     s->kind = StmtKind::ExprStmt;
     s->value = exprList();
-    if (peek().isOp("=")) fail(peek(), "only variable names can be assigned to (no subscripts or attributes)");
+    if (peek().isOp("=")) {  // a, b = ...  /  (a, b), c = ...
+      targetNames(*s->value, *s);
+      s->kind = StmtKind::Assign;
+      s->targetTree = std::move(s->value);
+      s->targetLoc = s->targetLocs.front();
+      next();
+      s->value = exprList();
+      if (peek().isOp("=")) fail(peek(), "chained assignment (a = b = c) is not supported");
+    }
     return s;
   }
 
-  // `a, b = ...` and `(a, b) = ...`: scans ahead for NAME { "," NAME } "=" without consuming.
-  StmtPtr tupleAssignment() {
-    size_t k = 0;
-    bool paren = peek().isOp("(");
-    if (paren) ++k;
-    std::vector<size_t> names;
-    while (peek(k).is(TokKind::Name)) {
-      names.push_back(k);
-      ++k;
-      if (!peek(k).isOp(",")) break;
-      ++k;
+  // Collects the names of an assignment target (a Name, or Tuples of them), or fails.
+  void targetNames(const Expr& t, Stmt& s) {
+    if (t.kind == ExprKind::Name) {
+      s.targets.push_back(t.str);
+      s.targetLocs.push_back(t.loc);
+      return;
     }
-    if (paren) {
-      if (!peek(k).isOp(")")) return nullptr;
-      ++k;
+    if (t.kind == ExprKind::Tuple && !t.items.empty()) {
+      for (const auto& it : t.items) targetNames(*it, s);
+      return;
     }
-    if (!peek(k).isOp("=") || names.empty() || (names.size() == 1 && !peek(k - 1).isOp(",") && !paren)) return nullptr;
-    if (names.size() == 1 && paren && !peek(k - 2).isOp(",")) return nullptr;  // (a) = ...
-    auto s = std::make_unique<Stmt>();
-    s->kind = StmtKind::Assign;
-    s->loc = peek().loc;
-    for (size_t n : names) {
-      s->targets.push_back(peek(n).text);
-      s->targetLocs.push_back(peek(n).loc);
-    }
-    s->targetLoc = s->targetLocs.front();
-    for (size_t i = 0; i <= k; ++i) next();
-    s->value = exprList();
-    if (peek().isOp("=")) fail(peek(), "chained assignment (a = b = c) is not supported");
-    return s;
+    diag_.error(t.loc, "only variable names (or tuples of them, `a, (b, c) = ...`) can be assigned to "
+                       "(no subscripts or attributes)");
+    throw SyntaxError{};
   }
 
   // exprlist := expr { "," expr } [","]: one expression, or a tuple of them (`return a, b`)

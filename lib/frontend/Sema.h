@@ -17,6 +17,7 @@
 // compileKernel).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -224,6 +225,8 @@ class Sema {
   void genReturn(const ast::Stmt& s);
   void assign(const std::string& name, PyVal v, Loc loc);
   void assignTargets(const ast::Stmt& s, PyVal v);
+  void unpack(const ast::Expr& target, const PyVal& v, Loc valueLoc,
+              const std::function<void(const std::string&, const PyVal&, Loc)>& bind);
   std::string loopKind(const ast::Expr& iter);
   void genFor(const ast::Stmt& s);
   void genStaticFor(const ast::Stmt& s);

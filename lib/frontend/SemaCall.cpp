@@ -80,14 +80,11 @@ void Sema::bindGlobals() {
                                describe(v));
       v = PyVal::poison();
     }
-    if (c->targets.empty()) {
+    if (!c->targetTree)
       globals_[c->target] = Binding{v, c->targetLoc};
-    } else if (v.kind == PyVal::Kind::Tuple && v.items.size() == c->targets.size()) {
-      for (size_t k = 0; k < c->targets.size(); ++k) globals_[c->targets[k]] = Binding{v.items[k], c->targetLocs[k]};
-    } else {
-      if (!v.isPoison()) error(c->value->loc, "cannot unpack " + describe(v) + " into " + std::to_string(c->targets.size()) + " names");
-      for (size_t k = 0; k < c->targets.size(); ++k) globals_[c->targets[k]] = Binding{PyVal::poison(), c->targetLocs[k]};
-    }
+    else
+      unpack(*c->targetTree, v, c->value->loc,
+             [&](const std::string& n, const PyVal& x, Loc loc) { globals_[n] = Binding{x, loc}; });
   }
   env_.clear();
 }
@@ -137,7 +134,13 @@ PyVal Sema::inlineCall(const Kernel& f, const Expr& call) {
   for (size_t k = 0; k < call.items.size(); ++k) {
     PyVal v = eval(*call.items[k]);
     if (k >= f.params.size()) {
-      if (ok) error(call.items[k]->loc, "'" + f.name + "' takes " + std::to_string(f.params.size()) + " arguments");
+      if (ok) {
+        std::string names;
+        for (const auto& p : f.params) names += (names.empty() ? "" : ", ") + p.name;
+        error(call.items[k]->loc, "'" + f.name + "' takes " + std::to_string(f.params.size()) +
+                                      (f.params.size() == 1 ? " argument" : " arguments") + " (" + names + "), got " +
+                                      std::to_string(call.items.size()));
+      }
       ok = false;
       continue;
     }

@@ -471,6 +471,17 @@ PyVal Sema::evalAttribute(const Expr& e) {
 PyVal Sema::evalSubscript(const Expr& e) {
   PyVal base = eval(*e.lhs);
   if (base.isPoison()) return base;
+  if (base.kind == PyVal::Kind::Tuple) {  // x.shape[0], t[-1]: a compile-time item
+    if (e.items.size() != 1 || e.items[0]->kind == ExprKind::Slice)
+      return fail(e.loc, "a tuple takes one integer index, e.g. x.shape[0]");
+    PyVal i = eval(*e.items[0]);
+    auto k = constInt(i, e.items[0].get(), e.items[0]->loc, "a tuple index");
+    if (!k) return PyVal::poison();
+    const int64_t n = static_cast<int64_t>(base.items.size());
+    if (*k < -n || *k >= n)
+      return fail(e.items[0]->loc, "index " + std::to_string(*k) + " is out of range for a tuple of " + std::to_string(n));
+    return base.items[static_cast<size_t>(*k < 0 ? *k + n : *k)];
+  }
   if (!base.isValue()) return fail(e.loc, "only tiles can be subscripted, got " + describe(base));
   Value* v = base.v;
   int slices = 0;

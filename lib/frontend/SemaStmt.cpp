@@ -119,17 +119,20 @@ void Sema::assign(const std::string& name, PyVal v, Loc loc) {
   env_[name] = Binding{v, loc};
 }
 
-// `a, b = value`: one name per item of a tuple of the same length.
+// `a, (b, c) = value`: each name of the target tree takes the matching item of the value.
+void Sema::unpack(const Expr& target, const PyVal& v, Loc valueLoc,
+                  const std::function<void(const std::string&, const PyVal&, Loc)>& bind) {
+  if (target.kind == ExprKind::Name) return bind(target.str, v, target.loc);
+  const bool fits = v.kind == PyVal::Kind::Tuple && v.items.size() == target.items.size();
+  if (!fits && !v.isPoison())
+    error(valueLoc, "cannot unpack " + describe(v) +
+                        (v.kind == PyVal::Kind::Tuple ? " of " + std::to_string(v.items.size()) + " values" : "") +
+                        " into " + std::to_string(target.items.size()) + " names");
+  for (size_t k = 0; k < target.items.size(); ++k) unpack(*target.items[k], fits ? v.items[k] : PyVal::poison(), valueLoc, bind);
+}
+
 void Sema::assignTargets(const Stmt& s, PyVal v) {
-  if (v.kind != PyVal::Kind::Tuple || v.items.size() != s.targets.size()) {
-    if (!v.isPoison())
-      error(s.value->loc, "cannot unpack " + describe(v) +
-                              (v.kind == PyVal::Kind::Tuple ? " of " + std::to_string(v.items.size()) + " values" : "") +
-                              " into " + std::to_string(s.targets.size()) + " names");
-    for (size_t k = 0; k < s.targets.size(); ++k) env_[s.targets[k]] = Binding{PyVal::poison(), s.targetLocs[k]};
-    return;
-  }
-  for (size_t k = 0; k < s.targets.size(); ++k) assign(s.targets[k], v.items[k], s.targetLocs[k]);
+  unpack(*s.targetTree, v, s.value->loc, [&](const std::string& n, const PyVal& x, Loc loc) { assign(n, x, loc); });
 }
 
 void Sema::genStmt(const Stmt& s) {
@@ -137,7 +140,7 @@ void Sema::genStmt(const Stmt& s) {
     case StmtKind::Pass: return;
     case StmtKind::Assign: {
       PyVal v = eval(*s.value);
-      if (!s.targets.empty()) return assignTargets(s, v);
+      if (s.targetTree) return assignTargets(s, v);
       if (v.kind == PyVal::Kind::None && s.value->kind == ExprKind::Call)
         error(s.value->loc, "this call returns nothing, so there is nothing to assign to '" + s.target + "'");
       if (s.constexprAnnot && !v.isPoison() && !v.isConst() && v.kind != PyVal::Kind::DType &&

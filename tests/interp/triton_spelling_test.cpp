@@ -264,3 +264,48 @@ def kernel(x, n):
 
 }  // namespace
 }  // namespace tl
+
+namespace tl {
+namespace {
+
+TEST(TritonSpelling, NestedUnpackingAndShapeIndexing) {
+  const std::string src = std::string(kHeader) + R"(
+@triton.jit
+def pair_and_one(x):
+    return (x, x + 1), x + 2
+
+@launch(x=randn((32,), seed=9), out=zeros((32,), output=True))
+@triton.jit
+def kernel(x, out):
+    offs = tl.arange(0, 32)
+    v = tl.load(x + offs)
+    (a, b), c = pair_and_one(v)
+    n = v.shape[0] + v.shape[-1]          # 64
+    tl.store(out + offs, a * b - c + n)
+)";
+  std::vector<double> got = runBoth(src), x = input(src);
+  ASSERT_EQ(got.size(), 32u);
+  for (int i = 0; i < 32; ++i) {
+    const float v = float(x[i]);
+    EXPECT_EQ(got[i], float(float(float(v * float(v + 1.0f)) - float(v + 2.0f)) + 64.0f)) << i;
+  }
+}
+
+TEST(TritonSpelling, HelperArgumentMistakesAreNamed) {
+  auto r = runFrontend(std::string(kHeader) + R"(
+@triton.jit
+def scale(x):
+    return x * 2
+
+@launch(x=zeros((4,)))
+@triton.jit
+def kernel(x):
+    v = scale(x, x)
+    w = scale(y=x)
+)");
+  EXPECT_NE(r->errors().find("test.tl:11:18: error: 'scale' takes 1 argument (x), got 2"), std::string::npos) << r->errors();
+  EXPECT_NE(r->errors().find("'scale' has no parameter 'y'"), std::string::npos) << r->errors();
+}
+
+}  // namespace
+}  // namespace tl
