@@ -17,7 +17,7 @@
 //     addresses are i32 byte offsets into it; masked shared accesses branch around the access
 //     (masked-off loads give 0, as in the executor);
 //   - in memory an i1 is one byte (0 or 1); a loaded byte is true when non-zero;
-//   - atom_global / atom_cas_global: one inline-PTX atom.global.<sem>.<scope> per register
+//   - atom_global / atom_cas_global: one inline-PTX atom.<sem>.<scope>.global per register
 //     (red.global when the old value is unused and the ordering is relaxed or release),
 //     predicated on the mask bit; a masked-off register's old value is 0;
 //   - barrier is bar.sync 0 (llvm.nvvm.barrier0).
@@ -221,10 +221,10 @@ void KernelEmitter::emitStGlobal(const Op& op) {
 }
 
 // One PTX atomic per register, in inline asm so the ordering and scope are exactly the op's:
-//   atom.global.<sem>.<scope>.<op>.<type> $0, [$1], $3;        (cas: ..., $3, $4;)
+//   atom.<sem>.<scope>.global.<op>.<type> $0, [$1], $3;        (cas: ..., $3, $4;)
 // predicated `@$2` on the register's mask bit, with $0 tied to a 0 input (a masked-off register
 // gives 0, as in the executor). When nothing uses the old values and the ordering is relaxed or
-// release (the only ones `red` has), it is `red.global.<sem>.<scope>.<op>.<type> [$0], $2;`.
+// release (the only ones `red` has), it is `red.<sem>.<scope>.global.<op>.<type> [$0], $2;`.
 // f32 xchg travels as .b32 bits; i64 min/max are .s64, add .u64 (the same bits as .s64).
 void KernelEmitter::emitAtom(const Op& op) {
   const bool cas = op.kind == OpKind::AtomCasGlobal;
@@ -244,7 +244,8 @@ void KernelEmitter::emitAtom(const Op& op) {
   llvm::Type* regTy = asFloat ? b_.getFloatTy() : i64 ? b_.getInt64Ty() : b_.getInt32Ty();
   const char* letter = asFloat ? "f" : i64 ? "l" : "r";
   const bool useRed = countUses(fn_.body, op.result()) == 0 && (sem == "relaxed" || sem == "release") && !cas;
-  const std::string quals = "." + sem + "." + scope + "." + opName + type;
+  // PTX's order: atom{.sem}{.scope}{.space}.op.type (the same for red)
+  const std::string quals = "." + sem + "." + scope + ".global." + opName + type;
 
   std::vector<llvm::Value*> ptrs = regs(get(op.operand(0)));
   std::vector<llvm::Value*> vals = regs(get(op.operand(values)));
@@ -274,7 +275,7 @@ void KernelEmitter::emitAtom(const Op& op) {
         args.push_back(mask[i]);
         constraints += ",b";
       }
-      text = pred + "red.global" + quals + " [$0], $1;";
+      text = pred + "red" + quals + " [$0], $1;";
       if (bit != 1) text.replace(text.find("$P"), 2, "$2");
     } else {  // atom $0, [$1], $2 [, $3] (predicate next), $0 tied to a 0
       args = {ptrs[i]};
@@ -288,7 +289,7 @@ void KernelEmitter::emitAtom(const Op& op) {
       }
       args.push_back(zero);
       constraints += ",0";
-      text = pred + "atom.global" + quals + " $0, [$1], $2" + (cas ? ", $3" : "") + ";";
+      text = pred + "atom" + quals + " $0, [$1], $2" + (cas ? ", $3" : "") + ";";
       if (bit != 1) text.replace(text.find("$P"), 2, predIdx);
       retTy = regTy;
     }

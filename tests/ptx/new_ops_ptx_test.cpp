@@ -68,16 +68,16 @@ TEST(NewOpsPtx, Atomics) {
   for (int nw : {1, 4}) {
     PtxResult r = newOpsPTX("atomic_counter", nw);
     expectAssembles(r, "atomic_counter");
-    for (const char* want : {"atom.global.acq_rel.gpu.add.u32", "red.global.relaxed.gpu.add.u32",
-                             "atom.global.acq_rel.gpu.max.s32", "atom.global.acquire.cta.min.s32",
-                             "atom.global.acq_rel.gpu.and.b32", "red.global.release.gpu.or.b32",
-                             "atom.global.acq_rel.sys.xor.b32", "atom.global.acq_rel.gpu.add.f32",
-                             "atom.global.acq_rel.gpu.exch.b64"})
+    for (const char* want : {"atom.acq_rel.gpu.global.add.u32", "red.relaxed.gpu.global.add.u32",
+                             "atom.acq_rel.gpu.global.max.s32", "atom.acquire.cta.global.min.s32",
+                             "atom.acq_rel.gpu.global.and.b32", "red.release.gpu.global.or.b32",
+                             "atom.acq_rel.sys.global.xor.b32", "atom.acq_rel.gpu.global.add.f32",
+                             "atom.acq_rel.gpu.global.exch.b64"})
       EXPECT_TRUE(contains(r.ptx, want)) << want << "\n" << r.ptx;
     PtxResult lock = newOpsPTX("atomic_lock", nw);
     expectAssembles(lock, "atomic_lock");
-    EXPECT_TRUE(contains(lock.ptx, "atom.global.acq_rel.gpu.cas.b32")) << lock.ptx;
-    EXPECT_TRUE(contains(lock.ptx, "atom.global.acq_rel.gpu.exch.b32")) << lock.ptx;
+    EXPECT_TRUE(contains(lock.ptx, "atom.acq_rel.gpu.global.cas.b32")) << lock.ptx;
+    EXPECT_TRUE(contains(lock.ptx, "atom.acq_rel.gpu.global.exch.b32")) << lock.ptx;
     EXPECT_TRUE(contains(lock.ptx, "bar.sync")) << lock.ptx;  // debug_barrier, and the old value's broadcast
   }
 }
