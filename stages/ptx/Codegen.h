@@ -5,8 +5,8 @@
 // shared memory with byte offsets, shuffles, barriers, structured `for`/`if`.
 // Guarantees: one LLVM module per kernel (triple nvptx64-nvidia-cuda), a kernel entry named as
 // the Function with its parameters in order (pointers as `ptr addrspace(1)`, scalars by value),
-// launched with 32 * numWarps threads per block and Function::sharedBytes of static shared
-// memory; every op computes exactly what the warp-level executor (sim/ElementOps.cpp) computes,
+// launched with 32 * numWarps threads per block and Function::sharedBytes of shared memory
+// (static up to 48 KB, dynamic above: ptx/DynamicShared.h); every op computes exactly what the warp-level executor (sim/ElementOps.cpp) computes,
 // except the gaps documented in docs/gpu.md (division by zero, approximate exp/log/sqrt).
 // With PtxOptions::lineInfo, every instruction made for an op with a known Loc carries that
 // source line and column (LLVM `!dbg`, PTX `.loc`); ops with no location carry none.

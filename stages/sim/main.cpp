@@ -136,6 +136,12 @@ int main(int argc, char** argv) {
   const bool measuredDir = !measuredPath.empty() && std::filesystem::is_directory(measuredPath);
   nlohmann::json measured;  // --measured FILE: read once, before any kernel runs
   if (!measuredPath.empty() && !measuredDir && !readResults(measuredPath, measured)) return 1;
+  try {  // the GPU whose limits (shared memory per block) the thread pipeline checks
+    tl::setTargetGpu(tl::loadGpu(sim.gpu));
+  } catch (const std::exception& e) {
+    std::cerr << "tl-sim: error: --gpu " << sim.gpu << ": " << e.what() << "\n";
+    return 1;
+  }
   if (fixedRegisters > 0) {
     sim.registers = [fixedRegisters](const tl::Function&) {
       return tl::compiledRegisters(fixedRegisters, "given (--registers)");

@@ -49,7 +49,10 @@ Outcome attempt(F&& run, std::string& message) {
     return Outcome::Ran;
   } catch (const tl::RuntimeError& e) {
     message = e.what();
-    return message.find("work budget") != std::string::npos || message.find("outgrew its cap") != std::string::npos
+    // A resource limit (the work budget, a record cap, the target GPU's shared memory per block)
+    // is a located error the stage gives on purpose, not a finding.
+    return message.find("work budget") != std::string::npos || message.find("outgrew its cap") != std::string::npos ||
+                   message.find("of shared memory per block") != std::string::npos
                ? Outcome::Skipped
                : Outcome::Faulted;
   } catch (const tl::IRError&) {

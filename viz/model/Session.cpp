@@ -316,6 +316,7 @@ class Pipeline {
     if (!guarded(file_.get(), data_->errors, "thread pipeline", [&] {
           ThreadCompileOptions to;
           to.keepLayouts = in_.keepLayouts;
+          setTargetGpu(loadGpu(in_.gpu));  // the shared-memory limit the pipeline checks
           tc = compileToThreadIR(*blockIR_, data_->launch, to);
         })) {
       data_->stages[1] = stageText("block IR", printFunction(*blockIR_), LinkFormat::IR);
