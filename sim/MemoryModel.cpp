@@ -355,10 +355,6 @@ std::vector<std::pair<std::string, double>> MemoryReport::ncuMetrics() const {
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", double(t.sharedStore.wavefronts)},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", double(t.sharedLoad.bankConflicts)},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", double(t.sharedStore.bankConflicts)},
-      // Global atomics (atom and red alike): warp instructions, requests, sectors
-      {"smsp__sass_inst_executed_op_global_atom.sum", double(t.globalAtomic.executions)},
-      {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", double(t.globalAtomic.requests)},
-      {"l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", double(t.globalAtomic.sectors)},
   };
   if (!caches) return m;
   const MemCounters &ld = t.globalLoad, &st = t.globalStore;
@@ -380,9 +376,19 @@ std::vector<std::pair<std::string, double>> MemoryReport::ncuMetrics() const {
       {"dram__sectors_write.sum", ratio(t.dramWriteBytesInKernel, kSectorBytes)},
       {"dram__bytes_read.sum", double(t.dramReadBytes)},
       {"dram__bytes_write.sum", double(t.dramWriteBytesInKernel)},
-      {"lts__t_sectors_op_atom.sum", double(t.globalAtomic.l2Sectors)},
   };
   m.insert(m.end(), c.begin(), c.end());
+  return m;
+}
+
+std::vector<std::pair<std::string, double>> MemoryReport::ncuAtomicMetrics() const {
+  const MemCounters& a = totals.globalAtomic;
+  std::vector<std::pair<std::string, double>> m = {
+      {"smsp__sass_inst_executed_op_global_atom.sum", double(a.executions)},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", double(a.requests)},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", double(a.sectors)},
+  };
+  if (caches) m.push_back({"lts__t_sectors_op_atom.sum", double(a.l2Sectors)});
   return m;
 }
 

@@ -175,6 +175,9 @@ struct MemoryReport {
 
   // Each kernel total under its Nsight Compute metric name, in a stable order.
   std::vector<std::pair<std::string, double>> ncuMetrics() const;
+  // The atomics' totals (totals.globalAtomic: atom and red alike) under Nsight Compute's names:
+  // warp instructions, requests, sectors and (with caches) L2 sectors.
+  std::vector<std::pair<std::string, double>> ncuAtomicMetrics() const;
 };
 
 // The L1 data capacity per SM the model uses for `gpu` (see MemoryModelOptions::l1DataBytes).

@@ -52,7 +52,7 @@ Simulated simulate(const std::string& stem, const std::vector<LaunchOverride>& o
 }
 
 double metric(const MemoryReport& r, const std::string& name) {
-  for (const auto& [n, v] : r.ncuMetrics())
+  for (const auto& [n, v] : r.ncuAtomicMetrics())
     if (n == name) return v;
   ADD_FAILURE() << "no metric " << name;
   return -1;
