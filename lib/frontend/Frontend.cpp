@@ -75,6 +75,8 @@ Specialization specializationFor(const ParsedKernel& kernel, const LaunchConfig&
     if (p.isConstexpr) {
       auto it = launch.constexprs.find(p.name);
       if (it != launch.constexprs.end()) s.constexprs[p.name] = it->second;
+      auto st = launch.stringConstexprs.find(p.name);
+      if (st != launch.stringConstexprs.end()) s.stringConstexprs[p.name] = st->second;
       continue;
     }
     if (const BufferSpec* b = launch.buffer(p.name)) {
@@ -93,6 +95,10 @@ std::string Specialization::key() const {
   bool first = true;
   for (const auto& [name, v] : constexprs) {
     k += (first ? "" : ",") + name + "=" + std::to_string(v);
+    first = false;
+  }
+  for (const auto& [name, v] : stringConstexprs) {
+    k += (first ? "" : ",") + name + "=\"" + v + "\"";
     first = false;
   }
   return k;

@@ -54,6 +54,7 @@ struct LaunchConfig {
   std::vector<std::pair<std::string, std::string>> names;  // every evaluated keyword, printable (for summaries)
   std::map<std::string, ScalarValue> scalars;   // runtime scalar parameters
   std::map<std::string, int64_t> constexprs;    // constexpr parameters
+  std::map<std::string, std::string> stringConstexprs;  // constexpr parameters given a string
   std::array<int64_t, 3> grid{1, 1, 1};
   int numWarps = 4;
   std::vector<BufferSpec> buffers;              // one per pointer parameter

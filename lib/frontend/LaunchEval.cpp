@@ -391,8 +391,12 @@ class LaunchEvaluator {
   void bindParam(const ast::Param& p, const LVal& v, Loc at) {
     const std::string& n = p.name;
     if (p.annot == AnnotKind::Constexpr) {
+      if (v.kind == LVal::Kind::String) {  // ACTIVATION="leaky_relu": a string constexpr, as Triton allows
+        cfg_.stringConstexprs[n] = v.str;
+        return;
+      }
       if (!v.isIntLike()) {
-        error(at, "constexpr parameter '" + n + "' needs an integer, got " + std::string(kindName(v)) + " (" + show(v) + ")");
+        error(at, "constexpr parameter '" + n + "' needs an integer or a string, got " + std::string(kindName(v)) + " (" + show(v) + ")");
         return;
       }
       cfg_.constexprs[n] = v.i;

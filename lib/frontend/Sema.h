@@ -208,6 +208,14 @@ class Sema {
   PyVal builtinCdiv(const ast::Expr& e);
   Value* reduceAll(const std::string& kind, Value* x, Loc loc);
 
+  // ---- SemaTriton.cpp: Triton built-ins composed of tilelab's ops ------------------------------
+  PyVal builtinRandom(const ast::Expr& e, const std::string& f);
+  PyVal u32Const(uint32_t c, Loc loc);
+  PyVal builtinHint(const ast::Expr& e, const std::string& f);
+  PyVal builtinAssume(const ast::Expr& e);
+  PyVal builtinShape(const ast::Expr& e, const std::string& f);
+  PyVal builtinTritonMath(const ast::Expr& e, const std::string& f);
+
   // ---- SemaCall.cpp: modules, @jit functions, Python's built-ins ------------------------------
   void bindGlobals();                                 // imports, constants, functions
   PyVal moduleMember(const PyVal& mod, const std::string& name, Loc loc);

@@ -171,6 +171,18 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   if (f == "range" || f == "static_range")
     return fail(e.loc, f + "() can only be used in a for loop: for i in tl." + f + "(...)");
   if (f == "static_assert") return builtinStaticAssert(e);
+  if (f == "rand" || f == "randn" || f == "randint" || f == "rand4x" || f == "randn4x" || f == "randint4x")
+    return builtinRandom(e, f);
+  if (f == "multiple_of" || f == "max_contiguous" || f == "max_constancy") return builtinHint(e, f);
+  if (f == "assume") return builtinAssume(e);
+  if (f == "zeros_like" || f == "broadcast_to" || f == "expand_dims" || f == "permute" || f == "reshape")
+    return builtinShape(e, f);
+  if (f == "softmax" || f == "fdiv" || f == "div_rn" || f == "sqrt_rn" || f == "argmin") return builtinTritonMath(e, f);
+  if (f == "constexpr") {  // tl.constexpr(3): the value itself
+    Args a;
+    if (!bindArgs(e, "constexpr", {"value"}, 1, a)) return PyVal::poison();
+    return a.vals[0];
+  }
   self_ = nullptr;
   return unknownFunction(e, f, e.lhs->kind == ExprKind::Attribute ? e.lhs->loc : e.lhs->loc);  // print(...), or a typo: SemaExpr.cpp
 }
@@ -394,7 +406,12 @@ PyVal Sema::builtinArgmax(const Expr& e) {
 
 PyVal Sema::builtinWhere(const Expr& e) {
   Args a;
-  if (!bindArgs(e, "where", {"cond", "a", "b"}, 3, a)) return PyVal::poison();
+  if (!bindArgs(e, "where", {"condition", "x", "y"}, 3, a)) return PyVal::poison();
+  // An integer or float condition means `!= 0`, as Triton casts it to i1.
+  if (a.vals[0].isValue() && !a.vals[0].v->type.isPtr && a.vals[0].v->type.dtype != DType::I1)
+    a.vals[0] = binary(BinOp::Ne, a.vals[0], PyVal::integer(0), a.locs[0]);
+  if (a.vals[0].kind == PyVal::Kind::Int || a.vals[0].kind == PyVal::Kind::Float)
+    a.vals[0] = PyVal::boolean(a.vals[0].asDouble() != 0);
   const PyVal &c = a.vals[0], &x = a.vals[1], &y = a.vals[2];
   if (c.kind == PyVal::Kind::Bool && x.isConst() && y.isConst()) return c.i ? x : y;
   if (!(c.kind == PyVal::Kind::Bool || (c.isValue() && !c.v->type.isPtr && c.v->type.dtype == DType::I1)))

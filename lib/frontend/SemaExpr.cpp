@@ -204,7 +204,11 @@ const std::vector<std::string>& kernelBuiltins() {
   static const std::vector<std::string> kNames = {
       "program_id", "num_programs", "arange", "zeros", "full", "load", "store", "max", "min", "sum",
       "argmax", "exp", "exp2", "log", "sqrt", "rsqrt", "sigmoid", "abs", "where", "maximum", "minimum",
-      "dot", "trans", "cdiv", "range"};
+      "dot", "trans", "cdiv", "range", "log2", "cos", "sin", "floor", "ceil", "erf", "fma", "umulhi", "clamp",
+      "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
+      "debug_barrier", "static_assert", "static_range", "rand", "randn", "randint", "rand4x", "randn4x", "randint4x",
+      "multiple_of", "max_contiguous", "max_constancy", "assume", "zeros_like", "broadcast_to", "expand_dims",
+      "permute", "reshape", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin"};
   return kNames;
 }
 

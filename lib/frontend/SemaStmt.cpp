@@ -605,6 +605,10 @@ void Sema::mergeBranches(const Stmt& s, Op* ifOp, Env branch[2]) {
 bool Sema::bindParams(const Kernel& k) {
   bool ok = true;
   for (const auto& p : k.params) {
+    if (p.annot == AnnotKind::Constexpr && spec_.stringConstexprs.count(p.name)) {
+      env_[p.name] = Binding{PyVal::str(spec_.stringConstexprs.at(p.name)), p.loc};
+      continue;
+    }
     const bool bound = p.annot == AnnotKind::Constexpr ? spec_.constexprs.count(p.name) > 0 : spec_.paramTypes.count(p.name) > 0;
     if (!bound && p.defaultValue) {  // `BLOCK: tl.constexpr = 128`, `eps=1e-5`: the default, a constant
       PyVal v = eval(*p.defaultValue);

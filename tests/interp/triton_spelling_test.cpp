@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <array>
 #include <functional>
 
 #include "../frontend/FrontendTestUtil.h"
@@ -305,6 +306,113 @@ def kernel(x):
 )");
   EXPECT_NE(r->errors().find("test.tl:11:18: error: 'scale' takes 1 argument (x), got 2"), std::string::npos) << r->errors();
   EXPECT_NE(r->errors().find("'scale' has no parameter 'y'"), std::string::npos) << r->errors();
+}
+
+}  // namespace
+}  // namespace tl
+
+namespace tl {
+namespace {
+
+// Philox-4x32 as triton/language/random.py defines it, written out in C++ for the oracle.
+std::array<uint32_t, 4> philox(uint64_t seed, uint32_t c0, int rounds = 10) {
+  uint32_t c[4] = {c0, 0, 0, 0}, k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
+  for (int r = 0; r < rounds; ++r) {
+    const uint64_t p0 = uint64_t(0xD2511F53u) * c[0], p2 = uint64_t(0xCD9E8D57u) * c[2];
+    const uint32_t n0 = uint32_t(p2 >> 32) ^ c[1] ^ k0, n2 = uint32_t(p0 >> 32) ^ c[3] ^ k1;
+    c[1] = uint32_t(p2);
+    c[3] = uint32_t(p0);
+    c[0] = n0;
+    c[2] = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return {c[0], c[1], c[2], c[3]};
+}
+
+float uniformOf(uint32_t bits) {
+  int32_t x = int32_t(bits);
+  if (x < 0) x = -(x + 1);  // Triton's -x - 1, without C++'s overflow at INT_MIN
+  return float(x) * 4.6566127342e-10f;
+}
+
+TEST(TritonSpelling, PhiloxMatchesRandom123AndTritonsUniforms) {
+  // Random123's known answer for philox4x32_10 with a zero key and counter.
+  std::array<uint32_t, 4> kat = philox(0, 0);
+  EXPECT_EQ(kat, (std::array<uint32_t, 4>{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
+  const std::string src = std::string(kHeader) + R"(
+@launch(seed=0, out=zeros((256,), output=True), ints=zeros((64,), dtype=i32, output=True), grid=(1,))
+@triton.jit
+def kernel(out, ints, seed):
+    offs = tl.arange(0, 64)
+    a, b, c, d = tl.randint4x(seed, offs)
+    tl.store(ints + offs, a)
+    tl.store(out + offs, tl.rand(seed, offs))
+    tl.store(out + 64 + offs, tl.rand(seed, offs + 1000, n_rounds=7))
+    tl.store(out + 128 + offs, tl.randn(seed, offs))
+    tl.store(out + 192 + offs, d.to(tl.float32))
+)";
+  for (int64_t seed : {int64_t(0), int64_t(12345), int64_t(-7)}) {
+    auto r = runFrontend(src, {{"seed", std::to_string(seed)}});
+    ASSERT_EQ(r->phase, "") << r->errors();
+    Memory m = Memory::fromLaunch(r->launch), mb = Memory::fromLaunch(r->launch);
+    runScalar(*r->fn, r->launch, m);
+    runBlock(*r->fn, r->launch, mb);
+    const Buffer& out = *m.find("out");
+    const Buffer& ints = *m.find("ints");
+    const uint64_t s = uint64_t(seed);  // an i32 seed, sign-extended as Triton's .to(tl.uint64)
+    for (int i = 0; i < 64; ++i) {
+      std::array<uint32_t, 4> p = philox(s, uint32_t(i));
+      EXPECT_EQ(uint32_t(ints.getI(i)), p[0]) << seed << " " << i;
+      EXPECT_EQ(out.getF(i), uniformOf(p[0])) << seed << " " << i;
+      EXPECT_EQ(out.getF(64 + i), uniformOf(philox(s, uint32_t(i + 1000), 7)[0])) << seed << " " << i;
+      const double u1 = std::max(1e-7f, uniformOf(p[0])), u2 = uniformOf(p[1]);
+      EXPECT_NEAR(out.getF(128 + i), std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2), 2e-5) << i;
+      EXPECT_EQ(out.getF(192 + i), float(int32_t(p[3]))) << i;
+      EXPECT_EQ(mb.find("out")->getF(128 + i), out.getF(128 + i)) << "tl-block " << i;
+    }
+  }
+}
+
+TEST(TritonSpelling, ShapeAndMathCompositions) {
+  const std::string src = std::string(kHeader) + R"(
+@launch(x=randn((16,), seed=4), out=zeros((64,), output=True), grid=(1,))
+@triton.jit
+def kernel(x, out):
+    offs = tl.arange(0, 16)
+    v = tl.load(x + tl.multiple_of(offs, 16))
+    tl.assume(offs.shape[0] == 16)
+    row = tl.reshape(tl.expand_dims(v, 0), (16,))          # (1, 16) -> (16,)
+    s = tl.softmax(row)
+    tl.store(out + offs, s)
+    tl.store(out + 16 + offs, tl.zeros_like(v) + tl.argmin(v, 0).to(tl.float32))
+    m = tl.broadcast_to(v[None, :], (4, 16))
+    tl.store(out + 32 + offs, tl.sum(m, axis=0) + tl.fdiv(v, 2.0))
+    tl.store(out + 48 + offs, tl.where(offs % 2, v, -v))
+)";
+  std::vector<double> got = runBoth(src), x = input(src);
+  ASSERT_EQ(got.size(), 64u);
+  double mx = -INFINITY, den = 0;
+  int argmin = 0;
+  for (int i = 0; i < 16; ++i) {
+    mx = std::max(mx, x[i]);
+    if (x[i] < x[argmin]) argmin = i;
+  }
+  for (int i = 0; i < 16; ++i) den += std::exp(x[i] - mx);
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_NEAR(got[i], std::exp(x[i] - mx) / den, 1e-6) << i;
+    EXPECT_EQ(got[16 + i], argmin) << i;
+    EXPECT_NEAR(got[32 + i], 4 * x[i] + x[i] / 2, 1e-5) << i;
+    EXPECT_EQ(got[48 + i], i % 2 ? float(x[i]) : -float(x[i])) << i;
+  }
+  auto r = runFrontend(src);
+  Op* hinted = nullptr;
+  walk(r->fn->body, [&](Op& op) {
+    if (op.hasAttr("multiple_of")) hinted = &op;
+  });
+  ASSERT_NE(hinted, nullptr);
+  EXPECT_EQ(hinted->kind, OpKind::Arange);
+  EXPECT_EQ(hinted->intsAttr("multiple_of"), (std::vector<int64_t>{16}));
 }
 
 }  // namespace
