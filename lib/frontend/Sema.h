@@ -45,6 +45,8 @@ struct PyVal {
     String,  // a string literal: s
     Module,  // an imported module: s is its dotted path ("triton.language")
     Function,  // a function: a @jit function of the file (fn), or the built-in named s
+    BlockPtr,    // tl.make_block_ptr: items {base, shape, strides, offsets, block_shape, order}
+    TensorDesc,  // tl.make_tensor_descriptor: items {base, shape, strides, block_shape}
   };
   Kind kind = Kind::Poison;
   int64_t i = 0;
@@ -216,6 +218,19 @@ class Sema {
   PyVal builtinShape(const ast::Expr& e, const std::string& f);
   PyVal builtinTritonMath(const ast::Expr& e, const std::string& f);
 
+  // ---- SemaBlockPtr.cpp: block pointers and tensor descriptors -----------------------------
+  bool intTuple(const PyVal& v, size_t n, Loc loc, const std::string& what, bool constOnly);
+  PyVal builtinMakeBlockPtr(const ast::Expr& e, const std::string& f);
+  PyVal builtinAdvance(const ast::Expr& e);
+  bool blockAddress(const PyVal& base, const PyVal& shape, const PyVal& strides, const std::vector<PyVal>& offsets,
+                    const Shape& block, const std::vector<bool>& checked, Loc loc, Value*& ptrs, Value*& mask);
+  std::optional<std::vector<bool>> boundaryCheck(const Args& a, size_t k, size_t rank);
+  PyVal loadBlockPtr(const ast::Expr& e, const Args& a);
+  PyVal storeBlockPtr(const ast::Expr& e, const Args& a);
+  PyVal descriptorAccess(const ast::Expr& e, const std::string& f, const PyVal* self);
+  // store(ptrs, value, mask) once the pointers are known: the value converted and broadcast.
+  PyVal storeTile(Value* ptrs, const PyVal& value, Loc valueLoc, Value* mask, Loc loc);
+
   // ---- SemaCall.cpp: modules, @jit functions, Python's built-ins ------------------------------
   void bindGlobals();                                 // imports, constants, functions
   PyVal moduleMember(const PyVal& mod, const std::string& name, Loc loc);
@@ -239,6 +254,15 @@ class Sema {
   void genFor(const ast::Stmt& s);
   void genStaticFor(const ast::Stmt& s);
   void genWhile(const ast::Stmt& s);
+  // A block pointer or tuple a loop carries: its parts travel as the hidden variables `leaves`.
+  struct Composite {
+    std::string name;
+    PyVal tmpl;  // the value before the loop
+    std::vector<std::string> leaves;
+  };
+  std::vector<Composite> splitComposites(std::vector<std::string>& assigned);
+  void rebuildComposite(const Composite& c);
+  void flattenComposite(const Composite& c);
   void collectCarried(const std::vector<std::string>& assigned, const std::string& skip,
                       std::vector<std::string>& carried, std::vector<Value*>& inits);
   std::vector<bool> yieldCarried(const std::vector<std::string>& carried, const std::vector<Value*>& inits,

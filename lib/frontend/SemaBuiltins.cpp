@@ -175,6 +175,9 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
     return builtinRandom(e, f);
   if (f == "multiple_of" || f == "max_contiguous" || f == "max_constancy") return builtinHint(e, f);
   if (f == "assume") return builtinAssume(e);
+  if (f == "make_block_ptr" || f == "make_tensor_descriptor") return builtinMakeBlockPtr(e, f);
+  if (f == "advance") return builtinAdvance(e);
+  if (f == "load_tensor_descriptor" || f == "store_tensor_descriptor") return descriptorAccess(e, f, nullptr);
   if (f == "zeros_like" || f == "broadcast_to" || f == "expand_dims" || f == "permute" || f == "reshape")
     return builtinShape(e, f);
   if (f == "softmax" || f == "fdiv" || f == "div_rn" || f == "sqrt_rn" || f == "argmin") return builtinTritonMath(e, f);
@@ -229,6 +232,8 @@ PyVal Sema::evalMethod(const Expr& e, const PyVal& base) {
     else if (m == "is_int64") r = d == DType::I64;
     if (r) return PyVal::boolean(*r);
   }
+  if (base.kind == PyVal::Kind::TensorDesc && (attr.str == "load" || attr.str == "store"))
+    return descriptorAccess(e, attr.str, &base);
   if (!(base.isValue() || base.isConst()) || attr.str != "to") {
     bool method = false;
     for (const auto& m : kTensorMethods) method |= m == attr.str;
@@ -293,10 +298,32 @@ PyVal Sema::builtinZerosFull(const Expr& e, const std::string& f) {
   return PyVal::value(at(e.loc).splat(convert(value.v, *dt, e.loc), *shape));
 }
 
+// Triton's cache and eviction hints: accepted (strings / a bool); tilelab's memory model does not use them.
+static bool cacheHintsOk(Sema& s, const Sema::Args& a, size_t from, const std::string& f, std::string& why) {
+  for (size_t k = from; k < a.vals.size(); ++k) {
+    if (!a.has(k)) continue;
+    const PyVal& v = a.vals[k];
+    const bool ok = v.kind == PyVal::Kind::String || v.kind == PyVal::Kind::Bool || v.isIntConst();
+    if (!ok) {
+      why = f + "() cache hints must be strings such as \".cg\" or \"evict_last\"";
+      return false;
+    }
+  }
+  return true;
+}
+
 PyVal Sema::builtinLoad(const Expr& e) {
   Args a;
-  if (!bindArgs(e, "load", {"ptr", "mask", "other"}, 1, a)) return PyVal::poison();
+  if (!bindArgs(e, "load", {"pointer", "mask", "other", "boundary_check", "padding_option", "cache_modifier",
+                            "eviction_policy", "volatile"}, 1, a))
+    return PyVal::poison();
+  std::string why;
+  if (!cacheHintsOk(*this, a, 5, "load", why)) return fail(e.loc, why);
   const PyVal& p = a.vals[0];
+  if (p.kind == PyVal::Kind::BlockPtr) return loadBlockPtr(e, a);
+  if (a.has(3) || a.has(4))
+    return fail(a.locs[a.has(3) ? 3 : 4], "boundary_check= and padding_option= are for block pointers (tl.make_block_ptr); "
+                                          "for a tile of pointers use mask= and other=");
   if (!p.isValue() || !p.v->type.isPtr)
     return fail(a.locs[0], "load() needs a pointer (e.g. x_ptr + offsets), got " + describe(p));
   Value* ptr = p.v;
@@ -326,31 +353,38 @@ PyVal Sema::builtinLoad(const Expr& e) {
 
 PyVal Sema::builtinStore(const Expr& e) {
   Args a;
-  if (!bindArgs(e, "store", {"ptr", "value", "mask"}, 2, a)) return PyVal::poison();
+  if (!bindArgs(e, "store", {"pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"}, 2, a))
+    return PyVal::poison();
+  std::string why;
+  if (!cacheHintsOk(*this, a, 4, "store", why)) return fail(e.loc, why);
   const PyVal& p = a.vals[0];
+  if (p.kind == PyVal::Kind::BlockPtr) return storeBlockPtr(e, a);
+  if (a.has(3)) return fail(a.locs[3], "boundary_check= is for block pointers (tl.make_block_ptr); for a tile of pointers use mask=");
   if (!p.isValue() || !p.v->type.isPtr)
     return fail(a.locs[0], "store() needs a pointer (e.g. out_ptr + offsets), got " + describe(p));
-  Value* ptr = p.v;
+  Value* mask = nullptr;
+  if (a.has(2)) {
+    mask = maskArg(a.vals[2], p.v->type.shape, a.locs[2], "store");
+    if (!mask) return PyVal::poison();
+  }
+  return storeTile(p.v, a.vals[1], a.locs[1], mask, e.loc);
+}
+
+PyVal Sema::storeTile(Value* ptr, const PyVal& v, Loc valueLoc, Value* mask, Loc loc) {
   const Shape& shape = ptr->type.shape;
-  const PyVal& v = a.vals[1];
   Value* value = nullptr;
   if (v.isConst()) {
-    value = materialize(v, ptr->type.dtype, shape, a.locs[1]);
+    value = materialize(v, ptr->type.dtype, shape, valueLoc);
   } else if (v.isValue() && !v.v->type.isPtr) {
     auto s = broadcastShape(v.v->type.shape, shape);
     if (!s || *s != shape)
-      return fail(a.locs[1], "cannot store a value of shape " + v.v->type.str() + " through pointers of shape " +
-                                 ptr->type.str() + ": the value must broadcast to the pointers' shape");
-    value = broadcastTo(convert(v.v, ptr->type.dtype, a.locs[1]), shape, a.locs[1]);
+      return fail(valueLoc, "cannot store a value of shape " + v.v->type.str() + " through pointers of shape " +
+                                ptr->type.str() + ": the value must broadcast to the pointers' shape");
+    value = broadcastTo(convert(v.v, ptr->type.dtype, valueLoc), shape, valueLoc);
   } else {
-    return fail(a.locs[1], "store() value must be a number or a tile, got " + describe(v));
+    return fail(valueLoc, "store() value must be a number or a tile, got " + describe(v));
   }
-  Value* mask = nullptr;
-  if (a.has(2)) {
-    mask = maskArg(a.vals[2], shape, a.locs[2], "store");
-    if (!mask) return PyVal::poison();
-  }
-  at(e.loc).store(ptr, value, mask);
+  at(loc).store(ptr, value, mask);
   return PyVal::none();
 }
 

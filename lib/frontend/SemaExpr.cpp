@@ -33,6 +33,12 @@ bool sameVal(const PyVal& a, const PyVal& b) {
     case PyVal::Kind::String: return a.s == b.s;
     case PyVal::Kind::Module: return a.s == b.s;
     case PyVal::Kind::Function: return a.fn == b.fn && a.s == b.s;
+    case PyVal::Kind::BlockPtr:
+    case PyVal::Kind::TensorDesc:
+      if (a.items.size() != b.items.size()) return false;
+      for (size_t k = 0; k < a.items.size(); ++k)
+        if (!sameVal(a.items[k], b.items[k])) return false;
+      return true;
     case PyVal::Kind::Tuple:
       if (a.items.size() != b.items.size()) return false;
       for (size_t k = 0; k < a.items.size(); ++k)
@@ -55,6 +61,8 @@ std::string Sema::describe(const PyVal& p) const {
     case PyVal::Kind::String: return "a string";
     case PyVal::Kind::Module: return "the module " + p.s;
     case PyVal::Kind::Function: return p.fn ? "the @jit function '" + p.s + "'" : "the built-in '" + p.s + "'";
+    case PyVal::Kind::BlockPtr: return "a block pointer";
+    case PyVal::Kind::TensorDesc: return "a tensor descriptor";
   }
   return "?";
 }
@@ -208,7 +216,8 @@ const std::vector<std::string>& kernelBuiltins() {
       "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
       "debug_barrier", "static_assert", "static_range", "rand", "randn", "randint", "rand4x", "randn4x", "randint4x",
       "multiple_of", "max_contiguous", "max_constancy", "assume", "zeros_like", "broadcast_to", "expand_dims",
-      "permute", "reshape", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin"};
+      "permute", "reshape", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin", "make_block_ptr", "advance",
+      "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor"};
   return kNames;
 }
 

@@ -282,7 +282,9 @@ void Sema::genFor(const Stmt& s) {
   if (b3.size() == 1) b3.insert(b3.begin(), materialize(PyVal::integer(0), ivType, {}, it.loc));
   if (b3.size() == 2) b3.push_back(materialize(PyVal::integer(1), ivType, {}, it.loc));
 
-  // Carried values: defined before the loop, assigned in the body (not the loop variable).
+  // Carried values: defined before the loop, assigned in the body (not the loop variable); a
+  // block pointer or a tuple is carried as its parts.
+  std::vector<Composite> comps = splitComposites(assigned);
   std::vector<std::string> carried;
   std::vector<Value*> inits;
   collectCarried(assigned, s.target, carried, inits);
@@ -298,13 +300,78 @@ void Sema::genFor(const Stmt& s) {
     env_[carried[k]].val = PyVal::value(body.arg(k + 1));
   }
   env_[s.target] = Binding{PyVal::value(body.arg(0)), s.targetLoc};
+  for (const auto& c : comps) rebuildComposite(c);
   b_.setInsertionPointToEnd(&body);
   ++loopDepth_;
   genBlock(s.body);
   --loopDepth_;
+  for (const auto& c : comps) flattenComposite(c);
   std::vector<bool> broken = yieldCarried(carried, inits, body, 1, loc);
   b_.setInsertionPoint(outer, outerIndex);
   endLoop(s, forOp, carried, broken, std::move(saved), "for");
+  for (const auto& c : comps) rebuildComposite(c);
+}
+
+// The parts a loop carries of a composite value: a block pointer's offsets, a tuple's items.
+static std::vector<PyVal>* compositeLeaves(PyVal& v) {
+  if (v.kind == PyVal::Kind::BlockPtr) return &v.items[3].items;
+  if (v.kind == PyVal::Kind::Tuple) {
+    for (const auto& it : v.items)
+      if (!it.isConst() && !it.isValue()) return nullptr;
+    return v.items.empty() ? nullptr : &v.items;
+  }
+  return nullptr;
+}
+
+std::vector<Sema::Composite> Sema::splitComposites(std::vector<std::string>& assigned) {
+  std::vector<Composite> comps;
+  std::vector<std::string> names;
+  for (const auto& n : assigned) {
+    auto e = env_.find(n);
+    PyVal v = e == env_.end() ? PyVal::poison() : e->second.val;
+    std::vector<PyVal>* leaves = compositeLeaves(v);
+    if (!leaves) {
+      names.push_back(n);
+      continue;
+    }
+    Composite c{n, v, {}};
+    for (size_t k = 0; k < leaves->size(); ++k) {
+      c.leaves.push_back(n + "#" + std::to_string(k));
+      env_[c.leaves.back()] = Binding{(*leaves)[k], e->second.loc};
+      names.push_back(c.leaves.back());
+    }
+    comps.push_back(std::move(c));
+  }
+  assigned = std::move(names);
+  return comps;
+}
+
+void Sema::rebuildComposite(const Composite& c) {
+  PyVal v = c.tmpl;
+  std::vector<PyVal>& leaves = *compositeLeaves(v);
+  for (size_t k = 0; k < c.leaves.size(); ++k) leaves[k] = env_[c.leaves[k]].val;
+  env_[c.name].val = v;
+}
+
+// At the end of a loop body: the composite's parts, for the yield; its other parts (a block
+// pointer's base, shape, strides) must not have changed.
+void Sema::flattenComposite(const Composite& c) {
+  Binding& end = env_[c.name];
+  PyVal v = end.val;
+  bool same = v.kind == c.tmpl.kind && v.items.size() == c.tmpl.items.size();
+  if (same && v.kind == PyVal::Kind::BlockPtr)
+    for (size_t k = 0; k < v.items.size(); ++k)
+      same = same && (k == 3 ? v.items[k].items.size() == c.tmpl.items[k].items.size() : sameVal(v.items[k], c.tmpl.items[k]));
+  std::vector<PyVal>* leaves = same ? compositeLeaves(v) : nullptr;
+  if (!leaves) {
+    if (!v.isPoison())
+      error(end.loc, "'" + c.name + "' is carried across loop iterations as " + describe(c.tmpl) + ", but is " + describe(v) +
+                         " at the end of the body" +
+                         (c.tmpl.kind == PyVal::Kind::BlockPtr ? ": only its offsets may change (tl.advance)" : ""));
+    for (const auto& l : c.leaves) env_[l].val = PyVal::poison();
+    return;
+  }
+  for (size_t k = 0; k < c.leaves.size(); ++k) env_[c.leaves[k]] = Binding{(*leaves)[k], end.loc};
 }
 
 // The variables a loop carries: assigned in its body (`assigned`) and defined before it, except
@@ -370,7 +437,7 @@ void Sema::endLoop(const Stmt& s, Op* loop, const std::vector<std::string>& carr
   }
   const std::string where = std::string(what) + " loop at line " + std::to_string(s.loc.line);
   for (const auto& [name, binding] : inner)
-    if (!env_.count(name) && name[0] != '$')
+    if (!env_.count(name) && name[0] != '$' && name.find('#') == std::string::npos)
       scopeNotes_[name] = name == s.target ? "loop variable '" + name + "' is only defined inside the " + where
                                            : "'" + name + "' is only defined inside the " + where +
                                                  ": assign it before the loop to use it after";
@@ -381,6 +448,7 @@ void Sema::endLoop(const Stmt& s, Op* loop, const std::vector<std::string>& carr
 void Sema::genWhile(const Stmt& s) {
   std::vector<std::string> assigned;
   collectAssigned(s.body, assigned);
+  std::vector<Composite> comps = splitComposites(assigned);
   std::vector<std::string> carried;
   std::vector<Value*> inits;
   collectCarried(assigned, "", carried, inits);
@@ -392,6 +460,7 @@ void Sema::genWhile(const Stmt& s) {
     for (size_t k = 0; k < carried.size(); ++k) w->region(r).arg(k)->name = carried[k];
   // The condition, evaluated on the carried values.
   for (size_t k = 0; k < carried.size(); ++k) env_[carried[k]].val = PyVal::value(w->region(0).arg(k));
+  for (const auto& c : comps) rebuildComposite(c);
   b_.setInsertionPointToEnd(&w->region(0));
   PyVal c = eval(*s.value);
   const Loc cl = s.value->loc;
@@ -410,13 +479,16 @@ void Sema::genWhile(const Stmt& s) {
   // The body.
   env_ = saved;
   for (size_t k = 0; k < carried.size(); ++k) env_[carried[k]].val = PyVal::value(w->region(1).arg(k));
+  for (const auto& c : comps) rebuildComposite(c);
   b_.setInsertionPointToEnd(&w->region(1));
   ++loopDepth_;
   genBlock(s.body);
   --loopDepth_;
+  for (const auto& c : comps) flattenComposite(c);
   std::vector<bool> broken = yieldCarried(carried, inits, w->region(1), 0, s.loc);
   b_.setInsertionPoint(outer, outerIndex);
   endLoop(s, w, carried, broken, std::move(saved), "while");
+  for (const auto& c : comps) rebuildComposite(c);
 }
 
 // for i in tl.static_range(...): the body once per value, with i a compile-time integer.

@@ -417,3 +417,82 @@ def kernel(x, out):
 
 }  // namespace
 }  // namespace tl
+
+namespace tl {
+namespace {
+
+// C = A @ B through block pointers advanced along K (as Triton's block-pointer tutorial does)
+// and through tensor descriptors; sizes not multiples of the blocks, so the bounds checks and
+// the zero padding matter.
+TEST(TritonSpelling, BlockPointersAndTensorDescriptorsMatmul) {
+  const std::string src = std::string(kHeader) + R"(
+@launch(M=40, N=24, K=37, BM=16, BN=16, BK=8, grid=(cdiv(M, BM), cdiv(N, BN)),
+        a=randn((M, K), seed=1), b=randn((K, N), seed=2), out=zeros((M, N), output=True),
+        out2=zeros((M, N), output=True), USE_DESC=0)
+@triton.jit
+def kernel(a, b, out, out2, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, USE_DESC: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_blk = tl.make_block_ptr(base=a, shape=(M, K), strides=(K, 1), offsets=(pid_m * BM, 0),
+                              block_shape=(BM, BK), order=(1, 0))
+    b_blk = tl.make_block_ptr(b, (K, N), (N, 1), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    pair = (0.0, 0)                          # a tuple carried by the loop
+    for k in range(0, K, BK):
+        x = tl.load(a_blk, boundary_check=(0, 1), padding_option="zero")
+        y = tl.load(b_blk, boundary_check=(0, 1))
+        acc += tl.dot(x, y)
+        a_blk = tl.advance(a_blk, (0, BK))
+        b_blk = tl.advance(b_blk, [BK, 0])
+        pair = (pair[0] + 1.0, pair[1] + 1)
+    c_blk = tl.make_block_ptr(out, (M, N), (N, 1), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    tl.store(c_blk, acc + pair[0] * 0 + pair[1] * 0, boundary_check=(0, 1))
+    a_desc = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b, [K, N], [N, 1], [BK, BN])
+    c_desc = tl.make_tensor_descriptor(out2, [M, N], [N, 1], [BM, BN])
+    acc2 = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc2 = tl.dot(a_desc.load([pid_m * BM, k]), b_desc.load([k, pid_n * BN]), acc2)
+    c_desc.store([pid_m * BM, pid_n * BN], acc2)
+)";
+  auto r = runFrontend(src);
+  ASSERT_EQ(r->phase, "") << r->errors();
+  Memory m = Memory::fromLaunch(r->launch), mb = Memory::fromLaunch(r->launch);
+  runScalar(*r->fn, r->launch, m);
+  runBlock(*r->fn, r->launch, mb);
+  const Buffer &A = *m.find("a"), &B = *m.find("b");
+  for (const char* name : {"out", "out2"}) {
+    const Buffer& C = *m.find(name);
+    for (int i = 0; i < 40; ++i)
+      for (int j = 0; j < 24; ++j) {
+        double want = 0;
+        for (int k = 0; k < 37; ++k) want += A.getF(i * 37 + k) * B.getF(k * 24 + j);
+        ASSERT_NEAR(C.getF(i * 24 + j), want, 1e-4) << name << " " << i << "," << j;
+        ASSERT_EQ(mb.find(name)->getF(i * 24 + j), C.getF(i * 24 + j)) << "tl-block " << name;
+      }
+  }
+}
+
+TEST(TritonSpelling, BlockPointerMistakesAreNamed) {
+  auto r = runFrontend(std::string(kHeader) + R"(
+@launch(a=zeros((8, 8)), n=1)
+@triton.jit
+def kernel(a, n):
+    p = tl.make_block_ptr(a, (8, 8), (8, 1), (0, 0), (4, 4), (1, 0))
+    for k in range(0, n):
+        p = tl.make_block_ptr(a + k, (8, 8), (8, 1), (0, 0), (4, 4), (1, 0))
+    x = tl.load(p, mask=True)
+    q = tl.make_block_ptr(a, (8, 8), (8, 1), (0, 0), (3, 4), (1, 0))
+)");
+  EXPECT_NE(r->errors().find("test.tl:9:9: error: 'p' is carried across loop iterations as a block pointer, but is a block "
+                             "pointer at the end of the body: only its offsets may change (tl.advance)"),
+            std::string::npos)
+      << r->errors();
+  EXPECT_NE(r->errors().find("a block pointer's load takes boundary_check= and padding_option=, not mask= or other="),
+            std::string::npos)
+      << r->errors();
+  EXPECT_NE(r->errors().find("block_shape sizes must be powers of two, got 3"), std::string::npos) << r->errors();
+}
+
+}  // namespace
+}  // namespace tl
