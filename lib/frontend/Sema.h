@@ -172,6 +172,7 @@ class Sema {
   // a method call (x.sum(0)), bound to the first parameter.
   PyVal callBuiltin(const ast::Expr& e, const std::string& f, const PyVal* self = nullptr);
   PyVal evalMethod(const ast::Expr& e, const PyVal& base);
+  PyVal castValue(const PyVal& base, const Args& a, size_t first, Loc loc, const std::string& what);
   PyVal evalAttribute(const ast::Expr& e);
   const PyVal* self_ = nullptr;  // the method call's tensor while its built-in binds arguments
   // A call of a name that is no built-in (SemaExpr.cpp): print-like calls are refused with a

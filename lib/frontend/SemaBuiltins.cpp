@@ -178,8 +178,14 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   if (f == "make_block_ptr" || f == "make_tensor_descriptor") return builtinMakeBlockPtr(e, f);
   if (f == "advance") return builtinAdvance(e);
   if (f == "load_tensor_descriptor" || f == "store_tensor_descriptor") return descriptorAccess(e, f, nullptr);
-  if (f == "zeros_like" || f == "broadcast_to" || f == "expand_dims" || f == "permute" || f == "reshape")
+  if (f == "zeros_like" || f == "broadcast_to" || f == "expand_dims" || f == "permute" || f == "reshape" ||
+      f == "view" || f == "ravel" || f == "broadcast")
     return builtinShape(e, f);
+  if (f == "cast") {  // tl.cast(x, dtype, ...): x.to(dtype, ...)
+    Args a;
+    if (!bindArgs(e, "cast", {"input", "dtype", "fp_downcast_rounding", "bitcast"}, 2, a)) return PyVal::poison();
+    return castValue(a.vals[0], a, 1, e.loc, "cast()");
+  }
   if (f == "softmax" || f == "fdiv" || f == "div_rn" || f == "sqrt_rn" || f == "argmin") return builtinTritonMath(e, f);
   if (f == "constexpr") {  // tl.constexpr(3): the value itself
     Args a;
@@ -243,16 +249,23 @@ PyVal Sema::evalMethod(const Expr& e, const PyVal& base) {
   }
   Args a;
   if (!bindArgs(e, "to", {"dtype", "fp_downcast_rounding", "bitcast"}, 1, a)) return PyVal::poison();
-  if (a.has(2) && !(a.vals[2].isIntConst() && a.vals[2].i == 0))
-    return fail(a.locs[2], ".to(bitcast=True) is not supported: tilelab converts values, it does not reinterpret bits");
-  if (a.has(1) && !(a.vals[1].kind == PyVal::Kind::String && a.vals[1].s == "rtne"))
-    return fail(a.locs[1], ".to() rounds to nearest even (fp_downcast_rounding='rtne'); other roundings are not supported");
-  auto dt = dtypeArg(a, 0, DType::F32, "to");
+  return castValue(base, a, 0, attr.loc, ".to()");
+}
+
+// x.to(dtype, fp_downcast_rounding, bitcast) and tl.cast(x, dtype, ...): `a` holds the three
+// arguments from slot `first`.
+PyVal Sema::castValue(const PyVal& base, const Args& a, size_t first, Loc loc, const std::string& what) {
+  if (a.has(first + 2) && !(a.vals[first + 2].isIntConst() && a.vals[first + 2].i == 0))
+    return fail(a.locs[first + 2], what + " with bitcast=True is not supported: tilelab converts values, it does not reinterpret bits");
+  if (a.has(first + 1) && !(a.vals[first + 1].kind == PyVal::Kind::String && a.vals[first + 1].s == "rtne"))
+    return fail(a.locs[first + 1], what + " rounds to nearest even (fp_downcast_rounding='rtne'); other roundings are not supported");
+  auto dt = dtypeArg(a, first, DType::F32, "to");
   if (!dt) return PyVal::poison();
-  if (base.isConst()) return PyVal::value(materialize(base, *dt, {}, attr.loc));
-  if (!base.isValue()) return fail(attr.loc, ".to() needs a number or a tile, got " + describe(base));
-  if (base.v->type.isPtr) return fail(attr.loc, "pointers cannot be converted with .to()");
-  return PyVal::value(convert(base.v, *dt, attr.loc));
+  if (base.isPoison()) return base;
+  if (base.isConst()) return PyVal::value(materialize(base, *dt, {}, loc));
+  if (!base.isValue()) return fail(loc, what + " needs a number or a tile, got " + describe(base));
+  if (base.v->type.isPtr) return fail(loc, "pointers cannot be converted with " + what);
+  return PyVal::value(convert(base.v, *dt, loc));
 }
 
 // ---- the built-ins -------------------------------------------------------------------------

@@ -152,7 +152,19 @@ PyVal Sema::builtinAssume(const Expr& e) {
 
 // Shape built-ins: zeros_like(x), broadcast_to(x, shape), expand_dims(x, axis), permute(x, dims),
 // reshape(x, shape) where only size-1 dimensions come or go.
-PyVal Sema::builtinShape(const Expr& e, const std::string& f) {
+PyVal Sema::builtinShape(const Expr& e, const std::string& fname) {
+  // tl.view is the old name of reshape; tl.ravel is a reshape to one dimension.
+  const std::string f = fname == "view" || fname == "ravel" ? "reshape" : fname;
+  if (fname == "broadcast") {  // broadcast(a, b): both at their common shape
+    Args a;
+    if (!bindArgs(e, "broadcast", {"input", "other"}, 2, a)) return PyVal::poison();
+    for (size_t k = 0; k < 2; ++k)
+      if (!a.vals[k].isValue()) return fail(a.locs[k], "broadcast() needs tensors, got " + describe(a.vals[k]));
+    auto s = broadcastShape(a.vals[0].v->type.shape, a.vals[1].v->type.shape);
+    if (!s) return fail(e.loc, "broadcast(): " + a.vals[0].v->type.str() + " and " + a.vals[1].v->type.str() + " do not broadcast");
+    if (!checkTileSize(*s, e.loc)) return PyVal::poison();
+    return PyVal::tuple({PyVal::value(broadcastTo(a.vals[0].v, *s, e.loc)), PyVal::value(broadcastTo(a.vals[1].v, *s, e.loc))});
+  }
   // broadcast_to / permute / reshape take the shape as one tuple or as separate arguments.
   auto shapeArgs = [&](Args& a, size_t from, size_t end) -> std::optional<Shape> {
     PyVal shape;
@@ -174,11 +186,12 @@ PyVal Sema::builtinShape(const Expr& e, const std::string& f) {
   Args a;
   std::vector<std::string> sig = {"input"};
   if (f == "zeros_like") sig.push_back("dtype");
+  else if (fname == "ravel") sig.push_back("can_reorder");
   else if (f == "expand_dims") sig.push_back("axis");
   else
     for (int k = 0; k < 4; ++k) sig.push_back("d" + std::to_string(k));
   if (f == "reshape") sig.push_back("can_reorder");
-  if (!bindArgs(e, f, sig, f == "zeros_like" ? 1 : 2, a)) return PyVal::poison();
+  if (!bindArgs(e, fname, sig, f == "zeros_like" || fname == "ravel" ? 1 : 2, a)) return PyVal::poison();
   const PyVal& x = a.vals[0];
   if (!x.isValue() || x.v->type.isPtr) return fail(a.locs[0], f + "() needs a tensor, got " + describe(x));
   Value* v = x.v;
@@ -199,7 +212,7 @@ PyVal Sema::builtinShape(const Expr& e, const std::string& f) {
     return PyVal::value(at(e.loc).expandDims(v, static_cast<int>(ax)));
   }
   // (reshape's can_reorder=True allows any element order; the order kept is the same)
-  auto shape = shapeArgs(a, 1, f == "reshape" ? sig.size() - 1 : sig.size());
+  auto shape = fname == "ravel" ? std::optional<Shape>(Shape{t.numel()}) : shapeArgs(a, 1, f == "reshape" ? sig.size() - 1 : sig.size());
   if (!shape) return PyVal::poison();
   if (f == "broadcast_to") {
     auto s = broadcastShape(t.shape, *shape);

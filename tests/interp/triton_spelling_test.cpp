@@ -218,7 +218,7 @@ TEST(TritonSpelling, UnsupportedConstructsAreNamedAtTheirLine) {
   const Case cases[] = {
       {"    y = tl.cumsum(v, 0)", "unknown function 'cumsum'"},
       {"    y = v.to(tl.int8)", "tl.int8 is not supported"},
-      {"    y = v.to(tl.float32, bitcast=True)", "bitcast=True) is not supported"},
+      {"    y = v.to(tl.float32, bitcast=True)", "with bitcast=True is not supported"},
       {"    for i in range(4):\n        return", "'return' inside a loop is not supported", 14},
       {"    return v", "a kernel returns nothing"},
       {"    tl.static_assert(1 == 2, \"no\")", "static_assert failed: no"},
