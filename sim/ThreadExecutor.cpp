@@ -1,5 +1,7 @@
 // The warp-level executor of thread IR (contract in ThreadExecutor.h; a walkthrough for
-// students in docs/executor.md).
+// students in docs/executor.md). This file: the blocks, the warp scheduler, control flow and
+// the register ops; the warps' data, the state and the memory instructions are in
+// sim/ExecutorMemory.h.
 //
 // How it runs
 //   - Blocks run one after another in grid order (x fastest), up to ExecOptions::maxBlocks.
@@ -47,6 +49,7 @@
 #include "ir/FileRead.h"  // formatByteLimit
 #include "ir/Verifier.h"
 #include "sim/ElementOps.h"
+#include "sim/ExecutorMemory.h"
 #include "sim/Program.h"
 #include "sim/RaceDetector.h"
 #include "sim/WriteConflicts.h"
@@ -66,85 +69,12 @@ std::vector<const Op*> instructionTable(const Function& fn) {
 
 namespace {
 
-constexpr uint32_t kFullMask = 0xFFFFFFFFu;
-constexpr int kMaxWarps = 32;                          // 1024 threads per block, as CUDA
-constexpr int64_t kMaxSharedBytes = int64_t(16) << 20; // the simulator's sanity limit
+using namespace sim::exec;
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
-std::string locStr(Loc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.col); }
-
-// Calls fn(lane) for each set bit of mask, in increasing lane order.
-template <typename Fn>
-inline void forLanes(uint32_t mask, Fn fn) {
-  while (mask) {
-    int lane = __builtin_ctz(mask);
-    mask &= mask - 1;
-    fn(lane);
-  }
-}
-
-// "lanes 0-6, 9" for messages.
-std::string laneList(uint32_t mask) {
-  std::string s;
-  for (int l = 0; l < 32;) {
-    if (!(mask >> l & 1)) { ++l; continue; }
-    int e = l;
-    while (e + 1 < 32 && (mask >> (e + 1) & 1)) ++e;
-    s += (s.empty() ? "" : ", ") + std::to_string(l) + (e > l ? "-" + std::to_string(e) : "");
-    l = e + 1;
-  }
-  return s.empty() ? "none" : s;
-}
-
-// What a frame of the warp stack is running.
-enum class FrameKind : uint8_t {
-  Body,  // the function body
-  Then,  // an if's then-region (pendingElse: lanes that run the else-region next)
-  Else,  // an if's else-region
-  Loop,  // a for's body, one iteration at a time
-  WhileCond,  // a while's cond region (its lanes: those still looping)
-  WhileBody,  // a while's body
-};
-
-struct Frame {
-  const CRegion* region = nullptr;
-  const COp* owner = nullptr;  // the if/for that pushed it (nullptr for the body)
-  uint32_t pc = 0;             // index of the next op of region to run
-  uint32_t mask = 0;           // active lanes (never 0)
-  uint32_t pendingElse = 0;    // Then frames: lanes waiting for the else-region
-  FrameKind kind = FrameKind::Body;
-  bool divergenceCounted = false;  // Loop frames: already counted in divergentBranches
-};
-
-enum class WarpStatus : uint8_t {
-  Running,    // can run
-  AtBarrier,  // waiting at `barrier`
-  Done,       // executed return
-};
-
-struct Warp {
-  int id = 0;
-  std::vector<Slot> regs;     // the register file (Program::slotsPerWarp slots)
-  std::vector<Frame> stack;   // reserved to Program::maxDepth: never reallocates
-  WarpStatus status = WarpStatus::Running;
-  const COp* barrier = nullptr;
-};
-
-// A pending element write of a store instruction (checked, not yet applied).
-struct PendingWrite {
-  uint8_t* dst;
-  Slot value;
-};
-
-class Executor {
+class Executor : public sim::exec::MachineState {
  public:
   Executor(const Function& fn, const LaunchConfig& launch, Memory& memory, const ExecOptions& options)
-      : fn_(fn), launch_(launch), mem_(memory), opts_(options) {}
+      : MachineState(fn, launch, memory, options) {}
 
   ExecResult run() {
     checkFunction();
@@ -203,26 +133,13 @@ class Executor {
   }
 
  private:
-  const Function& fn_;
-  const LaunchConfig& launch_;
-  Memory& mem_;
-  const ExecOptions& opts_;
-  std::unique_ptr<sim::Program> prog_;
   std::vector<Slot> params_;  // one slot per parameter, the same for every lane and block
   int numWarps_ = 0;
   std::vector<Warp> warps_;
-  std::vector<uint8_t> shared_;
-  sim::RaceDetector races_;
-  sim::WriteConflictDetector conflicts_;
-  std::array<int64_t, 3> block_{0, 0, 0};
-  int64_t blockLinear_ = 0;
-  ExecResult result_;
   size_t traceBase_ = 0;               // traceWarps: index of this block's warp 0 in result_.traces
   int64_t traceEntries_ = 0;           // TraceEntry records kept, all warps
   WorkMeter* meter_ = nullptr;         // the run's budget (runtime/Budget.h)
   int64_t recordCheckIn_ = kRecordCheckEvery;  // warp instructions to the next record-size check
-  std::vector<PendingWrite> pending_;  // reused by every store
-  Buffer* lastBuffer_ = nullptr;       // the buffer the last global access hit (a fast path)
 
   // ----- setup --------------------------------------------------------------------------------
 
@@ -257,23 +174,6 @@ class Executor {
       params_.push_back(sim::convertSlot(s, v.dtype, a.type->dtype));
     }
   }
-
-  // ----- messages -----------------------------------------------------------------------------
-
-  std::string blockStr() const {
-    return "block (" + std::to_string(block_[0]) + ", " + std::to_string(block_[1]) + ", " +
-           std::to_string(block_[2]) + ")";
-  }
-  static std::string threadStr(int thread) {
-    return "thread " + std::to_string(thread) + " (warp " + std::to_string(thread / 32) + ", lane " +
-           std::to_string(thread % 32) + ")";
-  }
-  // " in block (3, 0, 0), thread 37 (warp 1, lane 5), instruction 12"
-  std::string where(const Warp& w, int lane, const COp& op) const {
-    return " in " + blockStr() + ", " + threadStr(w.id * 32 + lane) + ", instruction " + std::to_string(op.instr);
-  }
-  [[noreturn]] void fail(const COp& op, const std::string& msg) const { throw RuntimeError(op.op->loc, msg); }
-
 
   // ----- the block and its warps --------------------------------------------------------------
 
@@ -724,283 +624,6 @@ class Executor {
     });
   }
 
-  // ----- memory -------------------------------------------------------------------------------
-
-  // The ops' operand positions: (pointers/addresses, [value,] [mask, [other]]).
-  struct MemOperands {
-    const Slot* addr = nullptr;   // one address per register
-    const Slot* value = nullptr;  // stores
-    const Slot* mask = nullptr;   // null: every element is on
-    const Slot* other = nullptr;  // loads: value of masked-off elements (null: 0)
-    uint32_t n = 0;               // registers per lane
-    uint32_t vec = 1;             // registers per access group
-    DType dtype = DType::F32;     // element dtype
-    uint32_t elemBytes = 4;
-  };
-
-  MemOperands memOperands(Warp& w, const COp& op, bool store) {
-    MemOperands m;
-    size_t k = 0;
-    m.addr = &w.regs[op.in[k++].off];
-    const ValRef& data = store ? op.in[k] : op.out[0];
-    if (store) m.value = &w.regs[op.in[k++].off];
-    if (op.in.size() > k) m.mask = &w.regs[op.in[k++].off];
-    if (op.in.size() > k) m.other = &w.regs[op.in[k++].off];
-    m.n = data.n;
-    m.vec = static_cast<uint32_t>(op.attr);
-    m.dtype = data.dtype;
-    m.elemBytes = static_cast<uint32_t>(dtypeBytes(data.dtype));
-    return m;
-  }
-
-  // Elements of the group starting at register index i (lane*n + g*vec) that are on.
-  static uint32_t groupOn(const MemOperands& m, uint32_t i) {
-    uint32_t on = 0;
-    for (uint32_t e = 0; e < m.vec; ++e)
-      if (!m.mask || m.mask[i + e]) on |= 1u << e;
-    return on;
-  }
-
-  // A group's addresses must be consecutive and its first address aligned to the group size.
-  // (Shared addresses are printed as signed byte offsets, global ones in hex.)
-  void checkGroup(const Warp& w, const COp& op, const MemOperands& m, uint32_t i, int lane, bool shared) {
-    const uint64_t a0 = m.addr[i];
-    const uint64_t groupBytes = uint64_t(m.vec) * m.elemBytes;
-    bool ok = a0 % groupBytes == 0;
-    for (uint32_t e = 1; e < m.vec && ok; ++e) ok = m.addr[i + e] == a0 + uint64_t(e) * m.elemBytes;
-    if (ok) return;
-    auto show = [&](uint64_t a) { return shared ? std::to_string(sim::asI(a)) : hex(a); };
-    const char* space = shared ? "shared byte offset" : "address";
-    std::string msg = std::string(m.vec > 1 ? "misaligned vector access" : "misaligned access") +
-                      " (internal compiler error): " + mnemonic(op.kind) + " of ";
-    if (m.vec == 1) {
-      msg += std::string(dtypeName(m.dtype)) + " at " + space + " " + show(a0) + ", which is not a multiple of " +
-             std::to_string(m.elemBytes);
-    } else {
-      std::string addrs;
-      for (uint32_t e = 0; e < m.vec; ++e) addrs += (e ? ", " : "") + show(m.addr[i + e]);
-      msg += std::to_string(m.vec) + " x " + dtypeName(m.dtype) + " needs " + std::to_string(m.vec) + " consecutive " +
-             (shared ? "shared byte offsets" : "addresses") + " starting at a multiple of " + std::to_string(groupBytes) +
-             " bytes, got [" + addrs + "]";
-    }
-    fail(op, msg + where(w, lane, op) + ", register " + std::to_string(i % m.n));
-  }
-
-  // The host bytes of one global element, or a RuntimeError like the interpreters'.
-  uint8_t* globalElement(const Warp& w, const COp& op, const MemOperands& m, uint64_t addr, int lane, bool store) {
-    Buffer* b = lastBuffer_;
-    const bool atomic = op.kind == OpKind::AtomGlobal || op.kind == OpKind::AtomCasGlobal;
-    if (!b || addr < b->base || addr >= b->end() || m.elemBytes > b->end() - addr) {
-      b = mem_.resolve(addr, m.elemBytes);
-      if (!b)
-        fail(op, std::string(atomic ? "atomic" : store ? "store" : "load") + " out of bounds: " + mem_.describeAddress(addr, m.elemBytes) +
-                     where(w, lane, op) + outOfBoundsHint(store, m.mask != nullptr));
-      lastBuffer_ = b;
-    }
-    const uint64_t off = addr - b->base;
-    if (b->dtype != m.dtype || off % m.elemBytes != 0)
-      fail(op, std::string(store ? "store" : "load") + " of " + dtypeName(m.dtype) + " at address " + hex(addr) +
-                   " is not aligned to an element of buffer '" + b->name + "' (" + b->describe() + ")" + where(w, lane, op));
-    if (store) b->markStored(off);
-    return b->bytes.data() + off;
-  }
-
-  // The host bytes of one shared-memory element, or a RuntimeError.
-  uint8_t* sharedElement(const Warp& w, const COp& op, const MemOperands& m, uint64_t slot, int lane, bool store) {
-    const int64_t off = sim::asI(slot);  // an i32 byte offset, sign-extended
-    if (off < 0 || off + static_cast<int64_t>(m.elemBytes) > fn_.sharedBytes)
-      fail(op, std::string("shared-memory ") + (store ? "store" : "load") + " out of bounds: byte offset " +
-                   std::to_string(off) + " (" + std::to_string(m.elemBytes) + " bytes) is outside the block's " +
-                   std::to_string(fn_.sharedBytes) + " bytes of shared memory" + where(w, lane, op));
-    return shared_.data() + off;
-  }
-
-  // Appends one record per access group of this instruction; returns the index of the first.
-  size_t beginRecords(const Warp& w, const COp& op, const MemOperands& m, MemSpace space, bool store) {
-    const size_t first = result_.accesses.size();
-    if (!opts_.recordAccesses) return first;
-    WarpAccess rec;
-    rec.block = blockLinear_;
-    rec.warp = w.id;
-    rec.instr = op.instr;
-    rec.space = space;
-    rec.store = store;
-    rec.bytes = static_cast<uint8_t>(m.vec * m.elemBytes);
-    rec.loc = op.op->loc;
-    result_.accesses.insert(result_.accesses.end(), m.n / m.vec, rec);
-    return first;
-  }
-  void noteAccess(size_t first, uint32_t group, int lane, uint64_t addr) {
-    if (!opts_.recordAccesses) return;
-    WarpAccess& rec = result_.accesses[first + group];
-    rec.activeMask |= 1u << lane;
-    rec.addr[static_cast<size_t>(lane)] = addr;
-  }
-  // Drops the records of groups no lane accessed (every element masked off).
-  void endRecords(size_t first) {
-    if (!opts_.recordAccesses) return;
-    auto& acc = result_.accesses;
-    size_t keep = first;
-    for (size_t i = first; i < acc.size(); ++i)
-      if (acc[i].activeMask) acc[keep++] = acc[i];
-    acc.resize(keep);
-  }
-
-  [[noreturn]] void raceError(const COp& op, const sim::RaceConflict& c) const {
-    auto side = [&](const sim::RaceAccess& a) {
-      const Op* at = prog_->instructions[static_cast<size_t>(a.instr)];
-      return threadStr(a.thread) + " " + (a.write ? "wrote" : "read") + " it at " + locStr(at->loc) + " (instruction " +
-             std::to_string(a.instr) + ", " + mnemonic(at->kind) + ")";
-    };
-    fail(op, "shared-memory race on byte " + hex(c.byte) + ": " + side(c.earlier) + " and " + side(c.later) +
-                 " with no barrier between, in " + blockStr());
-  }
-
-  void execLdGlobal(Warp& w, const COp& op, uint32_t mask) {
-    const MemOperands m = memOperands(w, op, false);
-    Slot* out = &w.regs[op.out[0].off];
-    const size_t rec = beginRecords(w, op, m, MemSpace::Global, false);
-    forLanes(mask, [&](int l) {
-      for (uint32_t g = 0; g < m.n / m.vec; ++g) {
-        const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
-        const uint32_t on = groupOn(m, i);
-        if (on) {
-          checkGroup(w, op, m, i, l, false);
-          noteAccess(rec, g, l, m.addr[i]);
-        }
-        for (uint32_t e = 0; e < m.vec; ++e)
-          out[i + e] = (on >> e & 1) ? sim::loadElement(globalElement(w, op, m, m.addr[i + e], l, false), m.dtype)
-                                     : (m.other ? m.other[i + e] : 0);
-      }
-    });
-    endRecords(rec);
-  }
-
-  void execStGlobal(Warp& w, const COp& op, uint32_t mask) {
-    const MemOperands m = memOperands(w, op, true);
-    const size_t rec = beginRecords(w, op, m, MemSpace::Global, true);
-    pending_.clear();
-    const uint32_t instance = conflicts_.nextInstance(w.id, op.instr);
-    sim::WriteConflict conflict;
-    forLanes(mask, [&](int l) {  // check everything first: a faulting store writes nothing
-      for (uint32_t g = 0; g < m.n / m.vec; ++g) {
-        const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
-        const uint32_t on = groupOn(m, i);
-        if (!on) continue;
-        checkGroup(w, op, m, i, l, false);
-        noteAccess(rec, g, l, m.addr[i]);
-        for (uint32_t e = 0; e < m.vec; ++e) {
-          if (!(on >> e & 1)) continue;
-          pending_.push_back({globalElement(w, op, m, m.addr[i + e], l, true), m.value[i + e]});
-          uint64_t bits = 0;
-          sim::storeElement(reinterpret_cast<uint8_t*>(&bits), m.dtype, m.value[i + e]);
-          const int reg = static_cast<int>(g * m.vec + e);
-          if (conflicts_.onWrite(m.addr[i + e], op.instr, instance, w.id * 32 + l, reg, bits, conflict))
-            writeConflictError(op, m, m.addr[i + e], conflict);
-        }
-      }
-    });
-    for (const PendingWrite& p : pending_) sim::storeElement(p.dst, m.dtype, p.value);  // lane order
-    endRecords(rec);
-  }
-
-  // atom_global / atom_cas_global: lane by lane in increasing lane order, register by register,
-  // each element read, combined and written before the next one starts. The executor runs one
-  // warp instruction at a time and blocks one after another, so nothing else touches memory
-  // in between: each element's read-modify-write is indivisible across lanes, warps and
-  // blocks (docs/executor.md). Masked-off elements give 0. No vectors: one access per register.
-  void execAtom(Warp& w, const COp& op, uint32_t mask) {
-    const bool cas = op.kind == OpKind::AtomCasGlobal;
-    const size_t values = cas ? 2 : 1;
-    MemOperands m;
-    m.addr = &w.regs[op.in[0].off];
-    m.value = &w.regs[op.in[values].off];
-    const Slot* cmp = cas ? &w.regs[op.in[1].off] : nullptr;
-    if (op.in.size() > values + 1) m.mask = &w.regs[op.in[values + 1].off];
-    m.n = op.out[0].n;
-    m.vec = 1;
-    m.dtype = op.out[0].dtype;
-    m.elemBytes = static_cast<uint32_t>(dtypeBytes(m.dtype));
-    const auto kind = static_cast<sim::AtomicKind>(op.attr);
-    Slot* out = &w.regs[op.out[0].off];
-    const size_t rec = beginRecords(w, op, m, MemSpace::Global, true);
-    if (opts_.recordAccesses)
-      for (size_t i = rec; i < result_.accesses.size(); ++i) result_.accesses[i].atomic = true;
-    forLanes(mask, [&](int l) {
-      for (uint32_t r = 0; r < m.n; ++r) {
-        const uint32_t i = static_cast<uint32_t>(l) * m.n + r;
-        if (m.mask && !m.mask[i]) {
-          out[i] = 0;
-          continue;
-        }
-        noteAccess(rec, r, l, m.addr[i]);
-        uint8_t* p = globalElement(w, op, m, m.addr[i], l, true);
-        const Slot old = sim::loadElement(p, m.dtype);
-        sim::storeElement(p, m.dtype, sim::atomicSlot(kind, m.dtype, old, m.value[i], cmp ? cmp[i] : 0));
-        out[i] = old;
-        ++result_.stats.atomics;
-      }
-    });
-    endRecords(rec);
-  }
-
-  [[noreturn]] void writeConflictError(const COp& op, const MemOperands& m, uint64_t addr, const sim::WriteConflict& c) {
-    fail(op, sim::describeWriteConflict(c, addr, m.dtype, mem_) + " in " + blockStr() + ", instruction " +
-                 std::to_string(op.instr));
-  }
-
-  void execLdShared(Warp& w, const COp& op, uint32_t mask) {
-    const MemOperands m = memOperands(w, op, false);
-    Slot* out = &w.regs[op.out[0].off];
-    const size_t rec = beginRecords(w, op, m, MemSpace::Shared, false);
-    sim::RaceConflict conflict;
-    forLanes(mask, [&](int l) {
-      for (uint32_t g = 0; g < m.n / m.vec; ++g) {
-        const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
-        const uint32_t on = groupOn(m, i);
-        if (on) {
-          checkGroup(w, op, m, i, l, true);
-          noteAccess(rec, g, l, m.addr[i]);
-        }
-        for (uint32_t e = 0; e < m.vec; ++e) {
-          if (!(on >> e & 1)) {
-            out[i + e] = 0;
-            continue;
-          }
-          const uint8_t* p = sharedElement(w, op, m, m.addr[i + e], l, false);
-          if (opts_.detectRaces && races_.onRead(static_cast<uint32_t>(p - shared_.data()), m.elemBytes, w.id * 32 + l, op.instr, conflict))
-            raceError(op, conflict);
-          out[i + e] = sim::loadElement(p, m.dtype);
-        }
-      }
-    });
-    endRecords(rec);
-  }
-
-  void execStShared(Warp& w, const COp& op, uint32_t mask) {
-    const MemOperands m = memOperands(w, op, true);
-    const size_t rec = beginRecords(w, op, m, MemSpace::Shared, true);
-    sim::RaceConflict conflict;
-    pending_.clear();
-    forLanes(mask, [&](int l) {  // check bounds and races first, then write in lane order
-      for (uint32_t g = 0; g < m.n / m.vec; ++g) {
-        const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
-        const uint32_t on = groupOn(m, i);
-        if (!on) continue;
-        checkGroup(w, op, m, i, l, true);
-        noteAccess(rec, g, l, m.addr[i]);
-        for (uint32_t e = 0; e < m.vec; ++e) {
-          if (!(on >> e & 1)) continue;
-          uint8_t* p = sharedElement(w, op, m, m.addr[i + e], l, true);
-          if (opts_.detectRaces && races_.onWrite(static_cast<uint32_t>(p - shared_.data()), m.elemBytes, w.id * 32 + l, op.instr, conflict))
-            raceError(op, conflict);
-          pending_.push_back({p, m.value[i + e]});
-        }
-      }
-    });
-    for (const PendingWrite& p : pending_) sim::storeElement(p.dst, m.dtype, p.value);
-    endRecords(rec);
-  }
 };
 
 }  // namespace
