@@ -407,9 +407,24 @@ Value* Sema::reduceAll(const std::string& kind, Value* x, Loc loc) {
 }
 
 // max/min/sum(x, axis=None). `max(a, b)` of two constants folds, as in Python.
+// Triton's forms: sum(x, axis, keep_dims=False, dtype=None); max/min(x, axis, return_indices=False,
+// return_indices_tie_break_left=True, keep_dims=False) (return_indices: the tuple (value, index)).
 PyVal Sema::builtinReduce(const Expr& e, const std::string& f) {
   Args a;
-  if (!bindArgs(e, f, {"x", "axis"}, 1, a)) return PyVal::poison();
+  const bool isSum = f == "sum";
+  std::vector<std::string> sig = isSum ? std::vector<std::string>{"x", "axis", "keep_dims", "dtype"}
+                                       : std::vector<std::string>{"x", "axis", "return_indices", "return_indices_tie_break_left", "keep_dims"};
+  if (!bindArgs(e, f, sig, 1, a)) return PyVal::poison();
+  const size_t keepSlot = isSum ? 2 : 4;
+  const bool keepDims = a.has(keepSlot) && a.vals[keepSlot].isIntConst() && a.vals[keepSlot].i;
+  const bool indices = !isSum && a.has(2) && a.vals[2].isIntConst() && a.vals[2].i;
+  if (!isSum && a.has(3) && !(a.vals[3].isIntConst() && a.vals[3].i))
+    return fail(a.locs[3], f + "() with return_indices_tie_break_left=False is not supported: the first index is returned");
+  if (isSum && a.has(3)) {  // sum(x, dtype=...): x converted first
+    auto dt = dtypeArg(a, 3, DType::F32, f);
+    if (!dt) return PyVal::poison();
+    if (a.vals[0].isValue() && !a.vals[0].v->type.isPtr) a.vals[0] = PyVal::value(convert(a.vals[0].v, *dt, e.loc));
+  }
   const PyVal& x = a.vals[0];
   if (f != "sum" && x.isConst() && a.given[1] && a.vals[1].isConst() && e.keywords.empty()) {
     const PyVal& y = a.vals[1];
@@ -422,7 +437,12 @@ PyVal Sema::builtinReduce(const Expr& e, const std::string& f) {
   }
   Value* v = x.v;
   if (v->type.dtype == DType::I1) v = convert(v, DType::I32, e.loc);  // sum of i1 counts in i32
-  if (!a.has(1)) return PyVal::value(reduceAll(f, v, e.loc));
+  if (!a.has(1)) {
+    if (indices) return fail(e.loc, f + "(return_indices=True) needs an axis");
+    Value* all = reduceAll(f, v, e.loc);
+    if (keepDims) all = at(e.loc).splat(all, Shape(static_cast<size_t>(v->type.rank()), 1));
+    return PyVal::value(all);
+  }
   if (a.vals[1].isValue() && !e.keywords.size() && f != "sum")
     return fail(a.locs[1], "the second argument of " + f + "() is the axis; for the elementwise " + f + " of two values use " + f + "imum(a, b)");
   auto axis = constInt(a.vals[1], a.exprs[1], a.locs[1], f + "() axis");
@@ -431,7 +451,15 @@ PyVal Sema::builtinReduce(const Expr& e, const std::string& f) {
   int64_t ax = *axis < 0 ? *axis + r : *axis;
   if (ax < 0 || ax >= r)
     return fail(a.locs[1], f + "() axis " + std::to_string(*axis) + " is out of range for " + v->type.str());
-  return PyVal::value(at(e.loc).reduce(f, v, static_cast<int>(ax)));
+  auto keep = [&](Value* red) {
+    if (!keepDims) return red;
+    return red->type.isScalar() ? at(e.loc).splat(red, {1}) : at(e.loc).expandDims(red, static_cast<int>(ax));
+  };
+  Value* red = keep(at(e.loc).reduce(f, v, static_cast<int>(ax)));
+  if (!indices) return PyVal::value(red);
+  // The index of the first max (min: of the first max of the order-reversed values).
+  Value* src = f == "max" ? v : at(e.loc).unary(isFloat(v->type.dtype) ? OpKind::Neg : OpKind::Not, v);
+  return PyVal::tuple({PyVal::value(red), PyVal::value(keep(at(e.loc).argmax(src, static_cast<int>(ax))))});
 }
 
 PyVal Sema::builtinArgmax(const Expr& e) {
@@ -482,7 +510,15 @@ PyVal Sema::builtinWhere(const Expr& e) {
 
 PyVal Sema::builtinDot(const Expr& e) {
   Args a;
-  if (!bindArgs(e, "dot", {"a", "b", "acc"}, 2, a)) return PyVal::poison();
+  if (!bindArgs(e, "dot", {"a", "b", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc", "out_dtype"}, 2, a))
+    return PyVal::poison();
+  // Precision options: tilelab's dot multiplies in the inputs' dtype and accumulates in f32 (IEEE
+  // fp32 FMAs for f32 inputs: Triton's "ieee"); tensor cores, tf32 and tf32x3 are issue 13's.
+  if (a.has(3) && !(a.vals[3].kind == PyVal::Kind::String &&
+                    (a.vals[3].s == "ieee" || a.vals[3].s == "tf32" || a.vals[3].s == "tf32x3")))
+    return fail(a.locs[3], "dot() input_precision must be \"ieee\", \"tf32\" or \"tf32x3\", got " + describe(a.vals[3]));
+  if (a.has(6) && !(a.vals[6].kind == PyVal::Kind::DType && !a.vals[6].ptrTo && a.vals[6].dtype == DType::F32))
+    return fail(a.locs[6], "dot() out_dtype must be tl.float32 (tilelab accumulates in f32), got " + describe(a.vals[6]));
   for (size_t k = 0; k < 2; ++k) {
     const PyVal& t = a.vals[k];
     if (!t.isValue() || t.v->type.isPtr || t.v->type.rank() != 2)

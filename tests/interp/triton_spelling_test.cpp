@@ -496,3 +496,48 @@ def kernel(a, n):
 
 }  // namespace
 }  // namespace tl
+
+namespace tl {
+namespace {
+
+TEST(TritonSpelling, ReductionOptions) {
+  const std::string src = std::string(kHeader) + R"(
+@launch(x=randn((8, 16), seed=11), out=zeros((64,), output=True), grid=(1,))
+@triton.jit
+def kernel(x, out):
+    r = tl.arange(0, 8)
+    c = tl.arange(0, 16)
+    v = tl.load(x + r[:, None] * 16 + c[None, :])
+    m, i = tl.max(v, axis=1, return_indices=True)
+    lo, j = tl.min(v, 1, True)
+    kept = tl.sum(v, axis=1, keep_dims=True)          # <8x1>
+    tl.store(out + r, m)
+    tl.store(out + 8 + r, i.to(tl.float32))
+    tl.store(out + 16 + r, lo)
+    tl.store(out + 24 + r, j.to(tl.float32))
+    tl.store(out + 32 + r[:, None] + c[None, :] * 0, kept, mask=c[None, :] == 0)
+    tl.store(out + 40 + r, tl.sum(v > 0, axis=1, dtype=tl.float32))
+)";
+  std::vector<double> got = runBoth(src), x = input(src);
+  ASSERT_EQ(got.size(), 64u);
+  for (int i = 0; i < 8; ++i) {
+    int im = 0, jm = 0, pos = 0;
+    double sum = 0;
+    for (int j = 0; j < 16; ++j) {
+      const double v = x[i * 16 + j];
+      if (v > x[i * 16 + im]) im = j;
+      if (v < x[i * 16 + jm]) jm = j;
+      pos += v > 0;
+      sum += v;
+    }
+    EXPECT_EQ(got[i], float(x[i * 16 + im])) << i;
+    EXPECT_EQ(got[8 + i], im) << i;
+    EXPECT_EQ(got[16 + i], float(x[i * 16 + jm])) << i;
+    EXPECT_EQ(got[24 + i], jm) << i;
+    EXPECT_NEAR(got[32 + i], sum, 1e-5) << i;
+    EXPECT_EQ(got[40 + i], pos) << i;
+  }
+}
+
+}  // namespace
+}  // namespace tl
