@@ -71,7 +71,8 @@
 //     floor, ceil, erf: log2f, cosf, sinf, floorf, ceilf, erff; fma: fmaf (one rounding; f16 and
 //     bf16 rounded once more to the dtype).
 //   - atomic_rmw / atomic_cas: for each element in row-major order, an unmasked one reads the
-//     old value at its address (bounds checked like a load), stores old+v / max / min / & / | /
+//     old value at its address (bounds checked like a load; a faulting element stops the run with the
+//     elements before it applied), stores old+v / max / min / & / | /
 //     ^ / v (xchg), or for cas v when old == cmp (else nothing), and gives the old value; a
 //     masked-off element gives 0 and touches nothing. Programs run one at a time, so every
 //     atomic is indivisible; sem and scope are only recorded. i32/i64 add wraps; f32 add is

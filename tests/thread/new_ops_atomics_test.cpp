@@ -147,5 +147,35 @@ TEST(NewAtomics, FrontEndErrors) {
   }
 }
 
+// An atomic outside every buffer stops every engine with a located "atomic out of bounds" error
+// (the elements before it have been applied: atomics are not checked ahead like a store).
+TEST(NewAtomics, OutOfBoundsIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "/atomic_oob.tl";
+  {
+    std::ofstream out(path);
+    out << "@launch(grid=(1,), c_ptr=zeros(8, dtype=i32, output=True))\n@jit\ndef k(c_ptr):\n"
+           "    offs = arange(0, 16)\n    atomic_add(c_ptr + offs, 1)\n";
+  }
+  std::ostringstream err;
+  auto k = compileKernelFile(path, {}, err);
+  ASSERT_TRUE(k) << err.str();
+  auto expectOob = [&](const std::string& engine, const std::function<void(Memory&)>& run) {
+    Memory m = Memory::fromLaunch(k->launch);
+    try {
+      run(m);
+      ADD_FAILURE() << engine << ": no error";
+    } catch (const RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find("atomic out of bounds"), std::string::npos) << engine << ": " << e.what();
+      EXPECT_EQ(e.loc.line, 5u) << engine;
+    }
+  };
+  expectOob("tl-scalar", [&](Memory& m) { runScalar(*k->ir, k->launch, m); });
+  auto opt = cloneFunction(*k->ir);
+  blockPipeline().run(*opt);
+  expectOob("tl-block", [&](Memory& m) { runBlock(*opt, k->launch, m); });
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, 1);
+  expectOob("executor", [&](Memory& m) { runThreadIR(*tc.threadIR, k->launch, m); });
+}
+
 }  // namespace
 }  // namespace tl::newops
