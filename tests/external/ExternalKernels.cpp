@@ -1,0 +1,154 @@
+// Reading README.md's table and compiling / running the kernels of tests/external
+// (ExternalKernels.h).
+#include "ExternalKernels.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "ir/Diagnostics.h"
+#include "scalar/ScalarInterpreter.h"
+
+namespace tl::external {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path& folder() {
+  static const fs::path dir = fs::path(TL_SOURCE_DIR) / "tests" / "external";
+  return dir;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// The cells of a markdown table row "| a | b | c |" (a '|' inside backticks is text).
+std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool code = false;
+  for (size_t i = 1; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '`') code = !code;
+    if (c == '|' && !code) {
+      out.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string kernelPath(const std::string& stem) { return (folder() / (stem + ".tl")).string(); }
+
+std::vector<std::string> kernelFiles() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder(), ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".tl") out.push_back(entry.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A kernel row (in the table under "## Status") is "| `stem` | origin | status |"; the status starts with "runs" or with
+// "blocked" followed by the first error in backticks.
+std::vector<ReadmeRow> readReadme(std::string& problem) {
+  std::vector<ReadmeRow> rows;
+  std::ifstream in(folder() / "README.md");
+  if (!in) {
+    problem = "cannot read tests/external/README.md";
+    return {};
+  }
+  int lineNo = 0;
+  bool inStatus = false;  // the kernel table is the one under "## Status"
+  for (std::string line; std::getline(in, line);) {
+    ++lineNo;
+    if (line.rfind("## ", 0) == 0) inStatus = line == "## Status";
+    if (!inStatus || line.rfind("| `", 0) != 0) continue;
+    std::vector<std::string> c = cells(line);
+    if (c.size() < 3 || c[0].size() < 3 || c[0].back() != '`') {
+      problem = "README.md:" + std::to_string(lineNo) + ": a kernel row needs | `stem` | origin | status |";
+      return {};
+    }
+    ReadmeRow row;
+    row.stem = c[0].substr(1, c[0].size() - 2);
+    const std::string& status = c.back();
+    if (status.rfind("runs", 0) == 0) {
+      row.runs = true;
+    } else if (status.rfind("blocked", 0) == 0) {
+      size_t open = status.find('`'), close = open == std::string::npos ? open : status.find('`', open + 1);
+      if (close == std::string::npos) {
+        problem = "README.md:" + std::to_string(lineNo) + ": a blocked row quotes its first error in backticks";
+        return {};
+      }
+      row.firstError = status.substr(open + 1, close - open - 1);
+    } else {
+      problem = "README.md:" + std::to_string(lineNo) + ": the status must start with 'runs' or 'blocked'";
+      return {};
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+bool compileKernelFile(const std::string& stem, const std::vector<LaunchOverride>& overrides,
+                       Compiled& out, std::string& error) {
+  const std::string path = kernelPath(stem);
+  try {
+    out.file = SourceFile::load(path);
+  } catch (const std::exception& e) {
+    error = e.what();
+    return false;
+  }
+  DiagEngine diag(out.file);
+  out.parsed = parseKernelFile(out.file, diag);
+  if (out.parsed && !diag.hasErrors()) out.launch = evalLaunch(*out.parsed, overrides, diag);
+  if (out.parsed && !diag.hasErrors())
+    out.fn = compileKernel(*out.parsed, specializationFor(*out.parsed, out.launch), diag);
+  if (diag.hasErrors() || !out.fn) {
+    error = "front end failed on " + path + ":\n" + diag.renderAll();
+    return false;
+  }
+  return true;
+}
+
+bool runEngine(const Compiled& compiled, const char* engine, std::string& error,
+               const std::function<void()>& body) {
+  try {
+    body();
+    return true;
+  } catch (const RuntimeError& e) {
+    error = std::string(engine) + " stopped:\n" + renderDiagnostic(compiled.file.get(), Severity::Error, e.loc, e.what());
+  } catch (const IRError& e) {
+    error = std::string(engine) + " rejected the IR (internal compiler error):\n" +
+            renderDiagnostic(compiled.file.get(), Severity::Error, e.loc, e.what());
+  } catch (const std::exception& e) {
+    error = std::string(engine) + " failed: " + e.what();
+  }
+  return false;
+}
+
+const ScalarRun& scalarRun(const std::string& stem) {
+  static std::map<std::string, std::unique_ptr<ScalarRun>> cache;
+  auto& slot = cache[stem];
+  if (slot) return *slot;
+  slot = std::make_unique<ScalarRun>();
+  ScalarRun& run = *slot;
+  if (!compileKernelFile(stem, {}, run.compiled, run.error)) return run;
+  runEngine(run.compiled, "tl-scalar", run.error, [&] {
+    run.memory = Memory::fromLaunch(run.compiled.launch);
+    runScalar(*run.compiled.fn, run.compiled.launch, run.memory);
+  });
+  return run;
+}
+
+}  // namespace tl::external
