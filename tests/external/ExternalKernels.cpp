@@ -137,13 +137,48 @@ bool runEngine(const Compiled& compiled, const char* engine, std::string& error,
   return false;
 }
 
-const ScalarRun& scalarRun(const std::string& stem) {
-  static std::map<std::string, std::unique_ptr<ScalarRun>> cache;
-  auto& slot = cache[stem];
+const char* sizeName(Size size) { return size == Size::Own ? "own" : "alt"; }
+
+// The second sizes; each override re-evaluates what depends on it (grids, BLOCK = next_pow2(N),
+// strides, buffer shapes). The comment says what the size exercises.
+const std::vector<LaunchOverride>* altOverrides(const std::string& stem) {
+  static const std::map<std::string, std::vector<LaunchOverride>> table = {
+      {"triton__01-vector-add__add_kernel", {{"n_elements", "1025"}}},  // a last block with one live lane
+      {"triton__02-fused-softmax__softmax_kernel",
+       {{"n_rows", "7"}, {"n_cols", "33"}, {"grid", "(3,)"}}},  // 3 programs share 7 rows; BLOCK_SIZE 64
+      {"triton__03-matrix-multiplication__matmul_kernel",
+       {{"M", "33"}, {"N", "70"}, {"K", "47"}, {"GROUP_SIZE_M", "2"}}},  // every dimension ragged
+      {"triton__04-low-memory-dropout___dropout", {{"n_elements", "300"}, {"p", "0.25"}}},
+      {"triton__04-low-memory-dropout___seeded_dropout", {{"n_elements", "300"}, {"p", "0.25"}, {"seed", "7"}}},
+      {"triton__05-layer-norm___layer_norm_fwd_fused", {{"M", "17"}, {"N", "333"}}},  // BLOCK_SIZE 512
+      {"triton__05-layer-norm___layer_norm_bwd_dx_fused",
+       {{"M", "9"}, {"N", "100"}, {"GROUP_SIZE_M", "4"}}},  // 3 rows on lock 0, 2 on the others
+      {"triton__05-layer-norm___layer_norm_bwd_dwdb", {{"M", "40"}, {"N", "130"}}},  // a half-empty row block
+      {"triton__06-fused-attention___attn_bwd", {{"N_CTX", "128"}, {"H", "1"}, {"sm_scale", "0.125"}}},  // one key block
+      {"liger__rms_norm___rms_norm_forward", {{"n_rows", "7"}, {"n_cols", "300"}, {"offset", "1.0"}}},  // Gemma's offset
+      {"liger__swiglu___swiglu_forward_kernel", {{"n_rows", "5"}, {"n_cols", "33"}}},
+      {"unsloth__geglu___exact_forward_kernel", {{"n_elements", "1500"}}},
+  };
+  auto it = table.find(stem);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+const ScalarRun& scalarRun(const std::string& stem, Size size) {
+  static std::map<std::pair<std::string, Size>, std::unique_ptr<ScalarRun>> cache;
+  auto& slot = cache[{stem, size}];
   if (slot) return *slot;
   slot = std::make_unique<ScalarRun>();
   ScalarRun& run = *slot;
-  if (!compileKernelFile(stem, {}, run.compiled, run.error)) return run;
+  std::vector<LaunchOverride> overrides;
+  if (size == Size::Alt) {
+    const auto* alt = altOverrides(stem);
+    if (!alt) {
+      run.error = "no second size for '" + stem + "': add one to altOverrides() in tests/external/ExternalKernels.cpp";
+      return run;
+    }
+    overrides = *alt;
+  }
+  if (!compileKernelFile(stem, overrides, run.compiled, run.error)) return run;
   runEngine(run.compiled, "tl-scalar", run.error, [&] {
     run.memory = Memory::fromLaunch(run.compiled.launch);
     runScalar(*run.compiled.fn, run.compiled.launch, run.memory);

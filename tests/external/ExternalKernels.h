@@ -4,7 +4,7 @@
 // README.md in this folder is the source of truth for each kernel's status: its table has one
 // row per .tl file, `runs` or `blocked: <the first tilelab error, verbatim>`. readReadme() parses
 // that table; compileKernelFile() and scalarRun() compile and run one kernel at its own launch
-// (no overrides), collecting failures as rendered, located text (nothing throws into a test).
+// or at a second size, collecting failures as rendered, located text (nothing throws into a test).
 // Expects: TL_SOURCE_DIR (a compile definition) pointing at the repository root.
 #pragma once
 
@@ -48,13 +48,24 @@ struct Compiled {
 bool compileKernelFile(const std::string& stem, const std::vector<LaunchOverride>& overrides,
                        Compiled& out, std::string& error);
 
-// The tl-scalar run of a kernel at its own launch, computed once per process.
+// Every running kernel is tested at two sizes: its own @launch, and the launch with a few
+// `--set`-style overrides (altOverrides) that make the sizes awkward in another way (one live
+// lane, sizes that are not multiples of the blocks, fewer programs than rows, ...).
+enum class Size {
+  Own,  // the @launch decorator as written
+  Alt,  // with altOverrides(stem)
+};
+const char* sizeName(Size size);  // "own" / "alt"
+// The second size of a kernel, or nullptr when none is listed.
+const std::vector<LaunchOverride>* altOverrides(const std::string& stem);
+
+// The tl-scalar run of a kernel at a size, computed once per process.
 struct ScalarRun {
   std::string error;  // empty when compile and run both succeeded
   Compiled compiled;
   Memory memory;      // the buffers after the run
 };
-const ScalarRun& scalarRun(const std::string& stem);
+const ScalarRun& scalarRun(const std::string& stem, Size size);
 
 // Runs `body` (an engine run), turning what an engine throws into rendered, located text.
 bool runEngine(const Compiled& compiled, const char* engine, std::string& error,

@@ -12,7 +12,8 @@
 //                                    output is changed by a few tolerances (the check can fail);
 //   External.BlockVsScalar           tl-block on the optimized block IR against tl-scalar;
 //   ExternalThread.ThreadVsScalar    the warp executor at num_warps 1 and 4 against tl-scalar.
-// Each runs at the kernel's own @launch. Only rows marked `runs` are run.
+// Each runs at the kernel's own @launch and at a second size (altOverrides in
+// ExternalKernels.cpp). Only rows marked `runs` are run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,11 +46,22 @@ std::vector<std::string> stems(bool running) {
   return out;
 }
 
-std::string paramName(const testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param;
+std::string identifier(std::string s) {
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;
+}
+std::string paramName(const testing::TestParamInfo<std::string>& info) { return identifier(info.param); }
+
+using SizedParam = std::tuple<std::string, Size>;
+std::vector<SizedParam> sizedCases() {
+  std::vector<SizedParam> out;
+  for (const std::string& stem : stems(true))
+    for (Size s : {Size::Own, Size::Alt}) out.emplace_back(stem, s);
+  return out;
+}
+std::string sizedName(const testing::TestParamInfo<SizedParam>& info) {
+  return identifier(std::get<0>(info.param)) + "_" + sizeName(std::get<1>(info.param));
 }
 
 // "out: 12 of 200 elements outside |got - ref| <= atol + rtol * |ref|; worst [7]: expected 1, got 2".
@@ -134,14 +146,14 @@ TEST_P(Blocked, StillFailsAsQuoted) {
 
 INSTANTIATE_TEST_SUITE_P(Readme, Blocked, testing::ValuesIn(stems(false)), paramName);
 
-class External : public testing::TestWithParam<std::string> {};
+class External : public testing::TestWithParam<SizedParam> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(External);
 
 TEST_P(External, ScalarVsOracle) {
-  const std::string stem = GetParam();
+  const auto& [stem, size] = GetParam();
   const ExternalOracle* oracle = findOracle(stem);
   ASSERT_NE(oracle, nullptr) << "no oracle for tests/external/" << stem << ".tl in ExternalOracles.cpp";
-  const ScalarRun& run = scalarRun(stem);
+  const ScalarRun& run = scalarRun(stem, size);
   ASSERT_TRUE(run.error.empty()) << run.error;
   OracleResult expected;
   try {
@@ -158,16 +170,17 @@ TEST_P(External, ScalarVsOracle) {
     ASSERT_EQ(static_cast<int64_t>(it->second.size()), got.numel()) << got.name;
     Buffer ref = expectedBuffer(got, it->second);
     Comparison c = compareBuffers(ref, got);
-    EXPECT_TRUE(c.pass) << "tl-scalar vs oracle (" << oracle->summary << "): " << describe(c, ref, got);
+    EXPECT_TRUE(c.pass) << "tl-scalar vs oracle (" << oracle->summary << "), " << sizeName(size)
+                        << " size: " << describe(c, ref, got);
   }
   EXPECT_EQ(outputs, static_cast<int>(expected.size())) << stem << ": the oracle computes buffers the launch does not mark output=True";
 }
 
 TEST_P(External, OracleCatchesOneWrongElement) {
-  const std::string stem = GetParam();
+  const auto& [stem, size] = GetParam();
   const ExternalOracle* oracle = findOracle(stem);
   ASSERT_NE(oracle, nullptr);
-  const ScalarRun& run = scalarRun(stem);
+  const ScalarRun& run = scalarRun(stem, size);
   ASSERT_TRUE(run.error.empty()) << run.error;
   const OracleResult expected = oracle->compute(Memory::fromLaunch(run.compiled.launch), run.compiled.launch);
   for (const Buffer& got : run.memory.buffers()) {
@@ -185,8 +198,8 @@ TEST_P(External, OracleCatchesOneWrongElement) {
 }
 
 TEST_P(External, BlockVsScalar) {
-  const std::string stem = GetParam();
-  const ScalarRun& ref = scalarRun(stem);
+  const auto& [stem, size] = GetParam();
+  const ScalarRun& ref = scalarRun(stem, size);
   ASSERT_TRUE(ref.error.empty()) << ref.error;
   std::unique_ptr<Function> opt = cloneFunction(*ref.compiled.fn);
   std::string error;
@@ -199,16 +212,16 @@ TEST_P(External, BlockVsScalar) {
   EXPECT_GT(expectOutputsMatch(ref, memory, "tl-block"), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Readme, External, testing::ValuesIn(stems(true)), paramName);
+INSTANTIATE_TEST_SUITE_P(Readme, External, testing::ValuesIn(sizedCases()), sizedName);
 
-using ThreadParam = std::tuple<std::string, int>;  // kernel, num_warps
+using ThreadParam = std::tuple<std::string, Size, int>;  // kernel, size, num_warps
 
 class ExternalThread : public testing::TestWithParam<ThreadParam> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ExternalThread);
 
 TEST_P(ExternalThread, ThreadVsScalar) {
-  const auto& [stem, numWarps] = GetParam();
-  const ScalarRun& ref = scalarRun(stem);
+  const auto& [stem, size, numWarps] = GetParam();
+  const ScalarRun& ref = scalarRun(stem, size);
   ASSERT_TRUE(ref.error.empty()) << ref.error;
   Memory memory = Memory::fromLaunch(ref.compiled.launch);
   std::string error;
@@ -222,17 +235,15 @@ TEST_P(ExternalThread, ThreadVsScalar) {
 
 std::vector<ThreadParam> threadCases() {
   std::vector<ThreadParam> out;
-  for (const std::string& stem : stems(true))
-    for (int w : {1, 4}) out.emplace_back(stem, w);
+  for (const auto& [stem, size] : sizedCases())
+    for (int w : {1, 4}) out.emplace_back(stem, size, w);
   return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Readme, ExternalThread, testing::ValuesIn(threadCases()),
                          [](const testing::TestParamInfo<ThreadParam>& info) {
-                           std::string s = std::get<0>(info.param) + "_w" + std::to_string(std::get<1>(info.param));
-                           for (char& c : s)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
+                           return identifier(std::get<0>(info.param)) + "_" + sizeName(std::get<1>(info.param)) +
+                                  "_w" + std::to_string(std::get<2>(info.param));
                          });
 
 // Philox against Random123's known-answer vectors (kat_vectors: philox4x32 10).
