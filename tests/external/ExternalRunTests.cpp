@@ -1,8 +1,8 @@
 // Real Triton kernels (tests/external/*.tl) against README.md's status table.
 //
 //   Readme.ListsEveryKernelOnce      every .tl file has exactly one row and every row a file;
-//   External.BlockedStillFailsAsQuoted
-//                                    a `blocked` kernel still fails in the front end (or its
+//   Readme.EveryKernelNamesItsOrigin every file's header names its origin, commit and license;
+//   Blocked.StillFailsAsQuoted       a `blocked` kernel still fails in the front end (or its
 //                                    @launch) with the error the README quotes, so the table
 //                                    cannot go stale: fixing a construct fails this test until
 //                                    the row says `runs` (and then the kernel must run);
@@ -11,7 +11,9 @@
 //                                    the same comparison fails when one element of tl-scalar's
 //                                    output is changed by a few tolerances (the check can fail);
 //   External.BlockVsScalar           tl-block on the optimized block IR against tl-scalar;
-//   ExternalThread.ThreadVsScalar    the warp executor at num_warps 1 and 4 against tl-scalar.
+//   ExternalThread.ThreadVsScalar    the warp executor at num_warps 1 and 4 against tl-scalar;
+//   ExternalOracleSelf.PhiloxKnownAnswers
+//                                    the seeded-dropout oracle's Philox against Random123.
 // Each runs at the kernel's own @launch and at a second size (altOverrides in
 // ExternalKernels.cpp). Only rows marked `runs` are run.
 #include <gtest/gtest.h>
@@ -33,10 +35,10 @@
 namespace tl::external {
 namespace {
 
+// The README's rows (empty when it is unreadable: Readme.ListsEveryKernelOnce then fails).
 std::vector<ReadmeRow> rows() {
   std::string problem;
-  std::vector<ReadmeRow> r = readReadme(problem);
-  return r;
+  return readReadme(problem);
 }
 
 std::vector<std::string> stems(bool running) {
