@@ -7,6 +7,8 @@
 #include "frontend/Parser.h"
 #include "frontend/Suggest.h"
 
+#include <sstream>
+
 namespace tl {
 
 ParsedKernel::ParsedKernel() = default;
@@ -77,6 +79,8 @@ Specialization specializationFor(const ParsedKernel& kernel, const LaunchConfig&
       if (it != launch.constexprs.end()) s.constexprs[p.name] = it->second;
       auto st = launch.stringConstexprs.find(p.name);
       if (st != launch.stringConstexprs.end()) s.stringConstexprs[p.name] = st->second;
+      auto fl = launch.floatConstexprs.find(p.name);
+      if (fl != launch.floatConstexprs.end()) s.floatConstexprs[p.name] = fl->second;
       continue;
     }
     if (const BufferSpec* b = launch.buffer(p.name)) {
@@ -95,6 +99,13 @@ std::string Specialization::key() const {
   bool first = true;
   for (const auto& [name, v] : constexprs) {
     k += (first ? "" : ",") + name + "=" + std::to_string(v);
+    first = false;
+  }
+  for (const auto& [name, v] : floatConstexprs) {
+    std::ostringstream os;
+    os.precision(17);
+    os << v;
+    k += (first ? "" : ",") + name + "=" + os.str();
     first = false;
   }
   for (const auto& [name, v] : stringConstexprs) {

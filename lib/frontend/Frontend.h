@@ -60,6 +60,7 @@ struct Specialization {
   std::map<std::string, Type> paramTypes;       // ptr<f32> for pointers, i32/f32/... for scalars
   std::map<std::string, int64_t> constexprs;
   std::map<std::string, std::string> stringConstexprs;  // ACTIVATION="leaky_relu"
+  std::map<std::string, double> floatConstexprs;        // eps=1e-5
   std::string key() const;                      // stable text, e.g. for caches
 };
 Specialization specializationFor(const ParsedKernel& kernel, const LaunchConfig& launch);

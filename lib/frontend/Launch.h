@@ -55,6 +55,7 @@ struct LaunchConfig {
   std::map<std::string, ScalarValue> scalars;   // runtime scalar parameters
   std::map<std::string, int64_t> constexprs;    // constexpr parameters
   std::map<std::string, std::string> stringConstexprs;  // constexpr parameters given a string
+  std::map<std::string, double> floatConstexprs;        // constexpr parameters given a float
   std::array<int64_t, 3> grid{1, 1, 1};
   int numWarps = 4;
   std::vector<BufferSpec> buffers;              // one per pointer parameter

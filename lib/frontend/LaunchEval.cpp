@@ -395,8 +395,12 @@ class LaunchEvaluator {
         cfg_.stringConstexprs[n] = v.str;
         return;
       }
+      if (v.kind == LVal::Kind::Float) {  // eps: tl.constexpr = 1e-5
+        cfg_.floatConstexprs[n] = v.f;
+        return;
+      }
       if (!v.isIntLike()) {
-        error(at, "constexpr parameter '" + n + "' needs an integer or a string, got " + std::string(kindName(v)) + " (" + show(v) + ")");
+        error(at, "constexpr parameter '" + n + "' needs a number or a string, got " + std::string(kindName(v)) + " (" + show(v) + ")");
         return;
       }
       cfg_.constexprs[n] = v.i;

@@ -184,13 +184,9 @@ PyVal Sema::inlineCall(const Kernel& f, const Expr& call) {
       vals[k] = eval(*p.defaultValue);
       locs[k] = p.defaultValue->loc;
     }
-    const PyVal& v = vals[k];
-    if (p.annot == AnnotKind::Constexpr && !v.isPoison() && v.isValue()) {
-      error(locs[k], "argument '" + p.name + "' of '" + f.name + "' is tl.constexpr, but this value (" + describe(v) +
-                         ") is only known at run time");
-      ok = false;
-    }
-    env_[p.name] = Binding{v, p.loc};
+    // (a tl.constexpr annotation on a helper's parameter asks nothing of a runtime argument: as
+    // in Triton, the value is passed as it is)
+    env_[p.name] = Binding{vals[k], p.loc};
   }
   PyVal result = PyVal::poison();
   if (ok) {

@@ -681,6 +681,10 @@ bool Sema::bindParams(const Kernel& k) {
       env_[p.name] = Binding{PyVal::str(spec_.stringConstexprs.at(p.name)), p.loc};
       continue;
     }
+    if (p.annot == AnnotKind::Constexpr && spec_.floatConstexprs.count(p.name)) {
+      env_[p.name] = Binding{PyVal::real(spec_.floatConstexprs.at(p.name)), p.loc};
+      continue;
+    }
     const bool bound = p.annot == AnnotKind::Constexpr ? spec_.constexprs.count(p.name) > 0 : spec_.paramTypes.count(p.name) > 0;
     if (!bound && p.defaultValue) {  // `BLOCK: tl.constexpr = 128`, `eps=1e-5`: the default, a constant
       PyVal v = eval(*p.defaultValue);

@@ -128,6 +128,27 @@ def kernel(out, n):
   for (int i = 40; i < 64; ++i) EXPECT_EQ(got[i], 0) << i;
 }
 
+TEST(TritonSpelling, FloatAndStringConstexprsAndRuntimeArgumentsToConstexprHelperParams) {
+  const std::string src = std::string(kHeader) + R"(
+@triton.jit
+def act(x, offs: tl.constexpr, KIND: tl.constexpr):
+    if KIND == "relu":
+        return tl.maximum(x, 0.0) + offs * 0
+    return x
+
+@launch(x=randn((32,), seed=2), out=zeros((32,), output=True), eps=1e-3, KIND="relu")
+@triton.jit
+def kernel(x, out, eps: tl.constexpr, KIND: tl.constexpr):
+    offs = tl.arange(0, 32)
+    tl.store(out + offs, act(tl.load(x + offs), offs, KIND) + eps)
+)";
+  std::vector<double> got = runBoth(src), x = input(src);
+  ASSERT_EQ(got.size(), 32u);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(got[i], float(std::max(float(x[i]), 0.0f) + float(1e-3))) << i;
+  std::vector<double> plain = runBoth(src, {{"KIND", "\"none\""}});
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(plain[i], float(float(x[i]) + float(1e-3))) << i;
+}
+
 TEST(TritonSpelling, RangeHintsAreRecordedOnTheLoop) {
   auto r = runFrontend(std::string(kHeader) + R"(
 @launch(n=8, out=zeros((16,), output=True))
