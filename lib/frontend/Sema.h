@@ -192,6 +192,7 @@ class Sema {
   PyVal builtinStore(const ast::Expr& e);
   PyVal builtinReduce(const ast::Expr& e, const std::string& f);
   PyVal builtinArgmax(const ast::Expr& e);
+  PyVal builtinScan(const ast::Expr& e, const std::string& f);  // SemaScan.cpp (engineer H): cumsum, cumprod, associative_scan
   PyVal builtinMath(const ast::Expr& e, const std::string& f);
   PyVal builtinWhere(const ast::Expr& e);
   PyVal builtinMinMaximum(const ast::Expr& e, const std::string& f);

@@ -135,6 +135,11 @@ Value* Builder::argmax(Value* x, int axis) {
   return create(OpKind::Argmax, {x}, {t}, {{"axis", int64_t(axis)}})->result();
 }
 
+Value* Builder::scan(const std::string& kind, Value* x, int axis, bool reverse) {
+  return create(OpKind::Scan, {x}, {x->type}, {{"kind", kind}, {"axis", int64_t(axis)}, {"reverse", int64_t(reverse)}})
+      ->result();
+}
+
 Value* Builder::dot(Value* a, Value* b, Value* acc) {
   return create(OpKind::Dot, {a, b, acc}, {acc->type})->result();
 }

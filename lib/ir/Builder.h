@@ -69,6 +69,7 @@ class Builder {
   // --- reductions
   Value* reduce(const std::string& kind, Value* x, int axis);  // "sum" | "max" | "min"
   Value* argmax(Value* x, int axis);
+  Value* scan(const std::string& kind, Value* x, int axis, bool reverse);  // "sum" | "prod" | "max" | "min"
   Value* dot(Value* a, Value* b, Value* acc);
 
   // --- structure. forOp/ifOp create the op with empty regions; the caller fills them (the for

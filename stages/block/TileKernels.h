@@ -31,6 +31,14 @@ enum class ReduceKind : uint8_t {
   Min,  // NaN-propagating minimum
 };
 
+// What `scan` combines with (BlockOps.def: scan).
+enum class ScanKind : uint8_t {
+  Sum,   // wrapping sum for ints; float add in the dtype (f16/bf16 rounded every step)
+  Prod,  // wrapping product for ints; float mul in the dtype
+  Max,   // NaN-propagating maximum
+  Min,   // NaN-propagating minimum
+};
+
 // Rounds every element of an f16/bf16 tile to its dtype (no-op for other dtypes).
 void roundToOwnDType(Tile& t);
 // Float value of an f16/bf16/f32 element after rounding to `dtype`.
@@ -56,6 +64,9 @@ void select(const Tile& cond, const Tile& a, const Tile& b, Tile& out);
 void addptr(const Tile& p, const Tile& off, Tile& out);
 void reduce(ReduceKind kind, int axis, const Tile& in, Tile& out);
 void argmax(int axis, const Tile& in, Tile& out);
+// Inclusive scan along `axis` in the reference's sequential order (from index 0, or from the
+// end with `reverse`), each step rounded to the dtype: matches tl-scalar bit for bit.
+void scan(ScanKind kind, int axis, bool reverse, const Tile& in, Tile& out);
 // out = acc + a @ b, accumulated in f32.
 void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out);
 

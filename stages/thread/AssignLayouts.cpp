@@ -234,7 +234,8 @@ class Assigner {
         break;
       case OpCategory::Reduction:
         if (op.kind == OpKind::Dot && idx == 2) out.push_back({op.result(), l});
-        if (op.kind != OpKind::Dot && op.result()->type.isTile())
+        if (op.kind == OpKind::Scan) out.push_back({op.result(), l});  // a scan keeps its operand's layout
+        else if (op.kind != OpKind::Dot && op.result()->type.isTile())
           out.push_back({op.result(), Layout::slice(static_cast<int>(op.intAttr("axis")), l)});
         break;
       case OpCategory::Control:
@@ -344,6 +345,7 @@ class Assigner {
         LayoutPtr r = op.result()->type.isTile() ? resultLayout(0) : nullptr;
         return r && r->kind() == Layout::Kind::Slice && r->sliceDim() == op.intAttr("axis") ? r->parent() : nullptr;
       }
+      case OpKind::Scan: return resultLayout(0);  // any layout scans (LowerScan.cpp); the result keeps it
       case OpKind::Dot: return idx == 2 ? resultLayout(0) : nullptr;  // a, b: any (staged in shared memory)
       case OpKind::For: return idx >= 3 ? resultLayout(idx - 3) : nullptr;
       case OpKind::While: return resultLayout(idx);
@@ -439,6 +441,7 @@ class Assigner {
       case OpKind::Reduce: case OpKind::Argmax:
         return Layout::slice(static_cast<int>(op.intAttr("axis")), op.operand(0)->type.layout);
       case OpKind::Broadcast: return op.operand(0)->type.layout;
+      case OpKind::Scan: return op.operand(0)->type.layout;
       case OpKind::Trans: {
         const LayoutPtr& in = op.operand(0)->type.layout;
         if (!in || in->kind() != Layout::Kind::Blocked) return choose(res);

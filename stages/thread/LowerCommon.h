@@ -125,6 +125,7 @@ class Lowerer {
   void lowerArgmax(const Op& op);
   Value* combine(const std::string& kind, Value* a, Value* b);
   std::vector<int64_t> groupedOrder(const LayoutGeom& g, int axisRootDim, int64_t j) const;
+  void lowerScan(const Op& op);                // LowerScan.cpp
   void lowerDot(const Op& op);                 // LowerDot.cpp
   void lowerConvertLayout(const Op& op);       // LowerConvert.cpp
   // Moves `regs` (a tile of srcType) into dstType's registers through shared memory; dst dim

@@ -194,6 +194,7 @@ void Lowerer::lowerOp(const Op& op) {
     case OpKind::Store: lowerStore(op); break;
     case OpKind::Reduce: lowerReduce(op); break;
     case OpKind::Argmax: lowerArgmax(op); break;
+    case OpKind::Scan: lowerScan(op); break;
     case OpKind::Dot: lowerDot(op); break;
     case OpKind::For: lowerFor(op); break;
     case OpKind::If: lowerIf(op); break;
