@@ -63,6 +63,7 @@ enum class BinOp {
   Add, Sub, Mul, Div, FloorDiv, Mod,  // + - * / // %
   BitAnd, BitOr, BitXor,              // & | ^
   Shl, Shr,                           // << >>
+  Pow,                                // ** (compile-time numbers only)
   Lt, Le, Gt, Ge, Eq, Ne,             // < <= > >= == !=
 };
 

@@ -56,6 +56,26 @@ inline std::optional<int64_t> foldInt(ast::BinOp op, int64_t a, int64_t b, std::
       if (a == 0) return 0;
       if (b >= 63 || (a > 0 ? a > (INT64_MAX >> b) : a < (INT64_MIN >> b))) break;
       return static_cast<int64_t>(static_cast<uint64_t>(a) << b);
+    case BinOp::Pow: {
+      if (b < 0) {
+        err = "a negative integer power (" + std::to_string(a) + " ** " + std::to_string(b) + ") is a float: write " +
+              std::to_string(a) + ".0 ** " + std::to_string(b);
+        return std::nullopt;
+      }
+      int64_t p = 1;
+      for (int64_t k = 0; k < b; ++k) {
+        if (__builtin_mul_overflow(p, a, &p)) {
+          err = "integer overflow in " + std::to_string(a) + " ** " + std::to_string(b);
+          return std::nullopt;
+        }
+        if (p == 0 || p == 1) break;  // 0 ** b, 1 ** b
+        if (p == -1) {
+          p = (b % 2 == 0) ? 1 : -1;
+          break;
+        }
+      }
+      return p;
+    }
     case BinOp::Lt: return a < b;
     case BinOp::Le: return a <= b;
     case BinOp::Gt: return a > b;

@@ -36,6 +36,8 @@ enum class Fill {
   Full,     // every element holds a
   Zeros,    // every element 0
   File,     // read from a .npy file (`file`)
+  Empty,    // allocated, not initialized (`empty`): poison bytes (0xFF); tl-thread's initcheck
+            //   reports a read of an element no program wrote first (docs/executor.md)
 };
 
 struct BufferSpec {

@@ -93,6 +93,7 @@ const char* fillName(Fill f) {
     case Fill::Full: return "full";
     case Fill::Zeros: return "zeros";
     case Fill::File: return "file";
+    case Fill::Empty: return "empty";
   }
   return "?";
 }
@@ -569,9 +570,12 @@ class LaunchEvaluator {
     if (b.kind == LVal::Kind::Error) return b;
     BinOp op = e.binOp;
     bool arith = op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::Div ||
-                 op == BinOp::FloorDiv || op == BinOp::Mod;
-    if (!arith)
-      return fail(e.loc, std::string("operator '") + spelling(op) + "' is not supported in @launch: use + - * / // %");
+                 op == BinOp::FloorDiv || op == BinOp::Mod || op == BinOp::Pow;
+    const bool shift = op == BinOp::Shl || op == BinOp::Shr;
+    if (!arith && !shift)
+      return fail(e.loc, std::string("operator '") + spelling(op) + "' is not supported in @launch: use + - * / // % ** << >>");
+    if (shift && !(a.isIntLike() && b.isIntLike()))
+      return fail(e.loc, std::string("operator '") + spelling(op) + "' needs integers, got " + kindName(a) + " and " + kindName(b));
     if (!a.isNumber() || !b.isNumber())
       return fail(e.loc, std::string("operator '") + spelling(op) + "' needs numbers, got " + kindName(a) + " and " + kindName(b));
     if (a.isIntLike() && b.isIntLike() && op != BinOp::Div) {
@@ -590,6 +594,7 @@ class LaunchEvaluator {
       case BinOp::Div: return LVal::real(x / y);
       case BinOp::FloorDiv: return LVal::real(std::trunc(x / y));
       case BinOp::Mod: return LVal::real(std::fmod(x, y));
+      case BinOp::Pow: return LVal::real(std::pow(x, y));
       default: return LVal{};
     }
   }
@@ -627,11 +632,12 @@ class LaunchEvaluator {
         {"full", {Fill::Full, {"shape", "value", "dtype", "output"}}},
         {"zeros", {Fill::Zeros, {"shape", "dtype", "output"}}},
         {"file", {Fill::File, {"path", "output"}}},
+        {"empty", {Fill::Empty, {"shape", "dtype", "output"}}},
     };
     auto it = kBuffers.find(f);
     if (it == kBuffers.end())
       return fail(e.loc, "unknown function '" + f + "' in @launch (known: cdiv, next_pow2, min, max, randn, uniform, arange, full, zeros, file)" +
-                             didYouMean(f, {"cdiv", "next_pow2", "min", "max", "randn", "uniform", "arange", "full", "zeros", "file"}));
+                             didYouMean(f, {"cdiv", "next_pow2", "min", "max", "randn", "uniform", "arange", "full", "zeros", "empty", "file"}));
     const auto& [fill, sig] = it->second;
     std::vector<LVal> args;
     std::vector<Loc> locs;

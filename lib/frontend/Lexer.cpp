@@ -165,10 +165,6 @@ class Lexer {
       if (text_.compare(pos_, n, op) == 0) {
         for (size_t i = 0; i < n; ++i) advance();
         std::string s = op;
-        if (s == "**" || s == "**=") {
-          diag_.error(loc, "'**' (power) is not supported: write x * x, or exp2(y * log2(x))");
-          s = s == "**" ? "*" : "*=";
-        }
         if (s == "(" || s == "[" || s == "{") {
           ++depth_;
           open_.push_back(Token{TokKind::Op, s, loc});

@@ -26,6 +26,7 @@ const char* ast::spelling(BinOp op) {
     case BinOp::BitXor: return "^";
     case BinOp::Shl: return "<<";
     case BinOp::Shr: return ">>";
+    case BinOp::Pow: return "**";
     case BinOp::Lt: return "<";
     case BinOp::Le: return "<=";
     case BinOp::Gt: return ">";
@@ -254,6 +255,18 @@ class Parser {
   Kernel kernel() {
     Kernel k;
     while (peek().isOp("@")) k.decorators.push_back(decorator());
+    // A decorator tilelab does not know: a host-side wrapper of a library (FlagGems' @libentry)
+    // when the function is @triton.jit anyway, else a mistake.
+    const bool jit = std::any_of(k.decorators.begin(), k.decorators.end(), [](const Decorator& d) { return d.name == "jit"; });
+    for (const auto& d : k.decorators) {
+      if (d.name[0] != '?') continue;
+      const std::string what = "unknown decorator '@" + d.spelled + "'";
+      if (jit)
+        diag_.warning(d.loc, what + ": skipped (a host-side wrapper; tilelab runs the @triton.jit function below it)");
+      else
+        diag_.error(d.loc, what + ": tilelab knows @launch(...), @triton.jit (or @jit), and skips @triton.autotune and "
+                           "@triton.heuristics" + didYouMean(d.spelled, {"launch", "jit", "triton.jit"}));
+    }
     if (!peek().isKeyword("def")) fail(peek(), "expected 'def' after the decorators, got " + describe(peek()));
     next();
     const Token& name = expectName("a kernel name");
@@ -291,13 +304,11 @@ class Parser {
       next();
       return d;
     }
-    if (d.name != "jit" && !(d.name == "launch" && d.spelled == "launch"))
-      diag_.error(d.loc, "unknown decorator '@" + d.spelled + "': tilelab knows @launch(...), @triton.jit (or @jit), "
-                         "and skips @triton.autotune and @triton.heuristics" +
-                             didYouMean(d.spelled, {"launch", "jit", "triton.jit"}));
+    const bool known = d.name == "jit" || (d.name == "launch" && d.spelled == "launch");
+    if (!known) d.name = "?" + d.spelled;  // judged in kernel(): a library's wrapper above @triton.jit is skipped
     if (acceptOp("(")) {
       d.called = true;
-      if (d.name == "jit") {
+      if (d.name == "jit" || !known) {
         skipArgumentsAfterOpen();  // @triton.jit(do_not_specialize=..., debug=...): options for Triton's compiler
       } else {
         arguments(d.args, d.keywords, ")");
@@ -467,11 +478,11 @@ class Parser {
           return s;
         }
       }
-      if (op.text == "<<=" || op.text == ">>=") {
+      if (op.text == "<<=" || op.text == ">>=" || op.text == "**=") {
         s->kind = StmtKind::AugAssign;
         s->target = t.text;
         s->targetLoc = t.loc;
-        s->augOp = op.text == "<<=" ? BinOp::Shl : BinOp::Shr;
+        s->augOp = op.text == "<<=" ? BinOp::Shl : op.text == "**=" ? BinOp::Pow : BinOp::Shr;
         s->opLoc = op.loc;
         next();
         next();
@@ -810,7 +821,7 @@ class Parser {
     return e;
   }
 
-  // unary := ("-" | "+" | "~") unary | postfix
+  // unary := ("-" | "+" | "~") unary | power
   ExprPtr unary() {
     if (peek().isOp("-") || peek().isOp("+") || peek().isOp("~")) {
       DepthGuard g(*this, peek());  // `- - - x` recurses before its nodes exist
@@ -821,7 +832,16 @@ class Parser {
       e->lhs = unary();
       return bounded(std::move(e));
     }
-    return postfix();
+    return power();
+  }
+
+  // power := postfix [ "**" unary ]   (right-associative; -x ** 2 is -(x ** 2), as in Python)
+  ExprPtr power() {
+    ExprPtr e = postfix();
+    if (!peek().isOp("**")) return e;
+    DepthGuard g(*this, peek());
+    Loc l = next().loc;
+    return makeBinary(BinOp::Pow, l, std::move(e), unary());
   }
 
   // postfix := atom { "(" [ arguments ] ")" | "[" subscript { "," subscript } "]" | "." NAME }

@@ -55,7 +55,8 @@ struct PyVal {
   DType dtype = DType::F32;
   bool ptrTo = false;              // DType: the pointer type to `dtype` (x_ptr.dtype)
   std::vector<PyVal> items;
-  std::string s;                   // String contents; Module path; built-in Function name
+  std::string s;                   // String contents; Module path; built-in Function name; a DType
+                                   // tilelab does not have (tl.float8e5: comparable, refused when used)
   const ast::Kernel* fn = nullptr; // Function: a @jit function of the file
 
   static PyVal poison() { return PyVal{}; }

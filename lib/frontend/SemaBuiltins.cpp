@@ -83,6 +83,10 @@ std::optional<Shape> Sema::constShape(const PyVal& p, const Expr* e, Loc loc, co
 
 std::optional<DType> Sema::dtypeArg(const Args& a, size_t k, DType dflt, const std::string& fname) {
   if (!a.has(k)) return dflt;
+  if (a.vals[k].kind == PyVal::Kind::DType && !a.vals[k].s.empty()) {
+    error(a.locs[k], a.vals[k].s + " is not supported: tilelab's dtypes are int1, int32, int64, float16, bfloat16 and float32");
+    return std::nullopt;
+  }
   if (a.vals[k].kind != PyVal::Kind::DType || a.vals[k].ptrTo) {
     error(a.locs[k], fname + "() dtype must be a dtype such as tl.float32 or f16, got " + describe(a.vals[k]) +
                          (a.vals[k].ptrTo ? " (pointer casts are not supported)" : ""));
@@ -150,9 +154,14 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   if (f == "store") return builtinStore(e);
   if (f == "max" || f == "min" || f == "sum") return builtinReduce(e, f);
   if (f == "argmax") return builtinArgmax(e);
+  if (f == "cumsum" || f == "cumprod" || f == "associative_scan") return builtinScan(e, f);
   if (f == "exp" || f == "exp2" || f == "log" || f == "sqrt" || f == "rsqrt" || f == "sigmoid" || f == "abs")
     return builtinMath(e, f);
   if (f == "log2" || f == "cos" || f == "sin" || f == "floor" || f == "ceil" || f == "erf") return builtinMath(e, f);
+  static const std::set<std::string> kLibdeviceMath = {  // SemaMath.cpp (libdevice / tl.math)
+      "asin", "acos", "atan", "tan", "sinh", "cosh", "tanh", "log10", "log1p", "expm1", "exp10", "cbrt", "rcp",
+      "trunc", "round", "rint", "nearbyint", "atan2", "pow", "hypot"};
+  if (kLibdeviceMath.count(f)) return builtinMath(e, f);
   if (f == "fma") return builtinFma(e);
   if (f == "umulhi") return builtinUmulhi(e);
   if (f == "clamp") return builtinClamp(e);
@@ -193,6 +202,10 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
     return a.vals[0];
   }
   self_ = nullptr;
+  if (f.rfind("triton.", 0) == 0) {
+    for (const auto& arg : e.items) eval(*arg);
+    return fail(e.lhs->loc, f + " is host-side Python: a kernel cannot call it (tl.* built-ins run in kernels)");
+  }
   return unknownFunction(e, f, e.lhs->kind == ExprKind::Attribute ? e.lhs->loc : e.lhs->loc);  // print(...), or a typo: SemaExpr.cpp
 }
 
@@ -207,7 +220,8 @@ PyVal Sema::transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what) {
 // Tensor methods Triton has that are the built-in of the same name applied to the tensor.
 static const std::vector<std::string> kTensorMethods = {
     "sum", "max", "min", "argmax", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sigmoid", "cos", "sin",
-    "floor", "ceil", "erf", "trans", "broadcast_to", "expand_dims", "permute", "reshape", "to"};
+    "floor", "ceil", "erf", "trans", "broadcast_to", "expand_dims", "permute", "reshape", "to",
+    "cumsum", "cumprod"};
 
 // x.to(dtype), x.sum(axis), ... (kTensorMethods), and a dtype's predicates (x.dtype.is_fp16()).
 PyVal Sema::evalMethod(const Expr& e, const PyVal& base) {
@@ -301,6 +315,15 @@ PyVal Sema::builtinZerosFull(const Expr& e, const std::string& f) {
   std::vector<std::string> sig = full ? std::vector<std::string>{"shape", "value", "dtype"}
                                       : std::vector<std::string>{"shape", "dtype"};
   if (!bindArgs(e, f, sig, full ? 2 : 1, a)) return PyVal::poison();
+  if (a.vals[0].kind == PyVal::Kind::Tuple && a.vals[0].items.empty()) {  // full((), v): a scalar
+    auto dt = dtypeArg(a, full ? 2 : 1, DType::F32, f);
+    if (!dt) return PyVal::poison();
+    const PyVal value = full ? a.vals[1] : PyVal::integer(0);
+    if (value.isConst()) return PyVal::value(materialize(value, *dt, {}, e.loc));
+    if (!value.isValue() || value.v->type.isPtr || !value.v->type.isScalar())
+      return fail(a.locs[1], "full() value must be a number or a scalar, got " + describe(value));
+    return PyVal::value(convert(value.v, *dt, e.loc));
+  }
   auto shape = constShape(a.vals[0], a.exprs[0], a.locs[0], f);
   auto dt = dtypeArg(a, full ? 2 : 1, DType::F32, f);
   if (!shape || !dt) return PyVal::poison();

@@ -96,12 +96,14 @@ PyVal Sema::moduleMember(const PyVal& mod, const std::string& name, Loc loc) {
     return fail(loc, "'" + mod.s + "' is host-side Python: a kernel can only use triton and triton.language (" + path + ")");
   if (mod.s == "triton") {
     if (name == "cdiv") return PyVal::builtin("cdiv");
-    return fail(loc, "triton." + name + " is host-side Python: a kernel cannot use it (tl.* built-ins run in kernels)");
+    return PyVal::builtin("triton." + name);  // host-side Python (next_power_of_2, Config): an error when called
   }
   if (auto d = parseDType(name)) return PyVal::dtypeVal(*d);
-  if (unsupportedDTypes().count(name))
-    return fail(loc, shortPath(mod.s) + "." + name + " is not supported: tilelab's dtypes are int1, int32, int64, float16, "
-                                                     "bfloat16 and float32");
+  if (unsupportedDTypes().count(name)) {  // comparable (x.dtype == tl.float8e5 is False), an error when used
+    PyVal d = PyVal::dtypeVal(DType::F32);
+    d.s = shortPath(mod.s) + "." + name;
+    return d;
+  }
   return PyVal::builtin(name);  // whether it exists is checked when it is called
 }
 

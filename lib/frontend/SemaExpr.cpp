@@ -28,7 +28,7 @@ bool sameVal(const PyVal& a, const PyVal& b) {
     case PyVal::Kind::Bool: return a.i == b.i;
     case PyVal::Kind::Float: return a.f == b.f || (std::isnan(a.f) && std::isnan(b.f));
     case PyVal::Kind::Value: return a.v == b.v;
-    case PyVal::Kind::DType: return a.dtype == b.dtype && a.ptrTo == b.ptrTo;
+    case PyVal::Kind::DType: return a.dtype == b.dtype && a.ptrTo == b.ptrTo && a.s == b.s;
     case PyVal::Kind::None: return true;
     case PyVal::Kind::String: return a.s == b.s;
     case PyVal::Kind::Module: return a.s == b.s;
@@ -55,7 +55,9 @@ std::string Sema::describe(const PyVal& p) const {
     case PyVal::Kind::Float: return "a float constant";
     case PyVal::Kind::Bool: return p.i ? "True" : "False";
     case PyVal::Kind::Value: return p.v->type.str();
-    case PyVal::Kind::DType: return std::string(p.ptrTo ? "the pointer type *" : "the dtype ") + dtypeName(p.dtype);
+    case PyVal::Kind::DType:
+      if (!p.s.empty()) return "the dtype " + p.s;
+      return std::string(p.ptrTo ? "the pointer type *" : "the dtype ") + dtypeName(p.dtype);
     case PyVal::Kind::None: return "None";
     case PyVal::Kind::Tuple: return "a tuple";
     case PyVal::Kind::String: return "a string";
@@ -217,7 +219,10 @@ const std::vector<std::string>& kernelBuiltins() {
       "debug_barrier", "static_assert", "static_range", "rand", "randn", "randint", "rand4x", "randn4x", "randint4x",
       "multiple_of", "max_contiguous", "max_constancy", "assume", "zeros_like", "broadcast_to", "expand_dims",
       "permute", "reshape", "view", "ravel", "broadcast", "cast", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin", "make_block_ptr", "advance",
-      "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor"};
+      "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
+      "cumsum", "cumprod", "associative_scan",
+      "asin", "acos", "atan", "tan", "sinh", "cosh", "tanh", "log10", "log1p", "expm1", "exp10", "cbrt", "rcp",
+      "trunc", "round", "rint", "nearbyint", "atan2", "pow", "hypot"};
   return kNames;
 }
 
@@ -345,6 +350,7 @@ PyVal Sema::foldBinary(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
     case BinOp::Shl:
     case BinOp::Shr:
       return fail(loc, std::string("'") + spelling(op) + "' needs integer or i1 operands, got a float");
+    case BinOp::Pow: return PyVal::real(std::pow(x, y));
     case BinOp::Lt: return PyVal::boolean(x < y);
     case BinOp::Le: return PyVal::boolean(x <= y);
     case BinOp::Gt: return PyVal::boolean(x > y);
@@ -390,6 +396,9 @@ PyVal Sema::pointerArith(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
 PyVal Sema::binary(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
   if (a.isPoison() || b.isPoison()) return PyVal::poison();
   if (op == BinOp::Shl || op == BinOp::Shr) return shift(op, a, b, loc);
+  if (op == BinOp::Pow && !(a.isConst() && b.isConst()))
+    return fail(loc, "'**' (power) is not supported on tensors: write x * x, or tl.exp2(y * tl.log2(x)); "
+                     "it is only computed between compile-time numbers (2 ** 10)");
   // dtype == dtype, x is None, s == "str": compile-time identity, as in Python.
   auto symbolic = [](const PyVal& p) {
     return p.kind == PyVal::Kind::DType || p.kind == PyVal::Kind::None || p.kind == PyVal::Kind::String ||

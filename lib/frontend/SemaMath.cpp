@@ -1,5 +1,6 @@
 // Sema, the elementwise math built-ins (docs/language.md, "Built-ins"): exp, log, sqrt, log2,
-// cos, sin, floor, ceil, erf, ... on numbers and tiles, minimum/maximum, clamp, fma, umulhi, and
+// cos, sin, floor, ceil, erf, libdevice's asin ... rint (and nearbyint, the same op) and
+// atan2/pow/hypot, ... on numbers and tiles, minimum/maximum, clamp, fma, umulhi, and
 // the typing of the shift operators << and >> (Sema::shift, called from SemaExpr.cpp's binary
 // operators). Each binds its arguments, converts ints to f32 where the op is a float op, and
 // builds one elementwise op at the call's location; two constants fold where the op allows.
@@ -12,8 +13,26 @@ namespace tl {
 
 using namespace ast;
 
+// The float functions of two arguments (libdevice's atan2(y, x), pow(x, y), hypot(x, y)): the
+// two operands broadcast and promote together, ints are computed in f32.
+static const std::map<std::string, OpKind> kBinaryMath = {
+    {"atan2", OpKind::Atan2}, {"pow", OpKind::Pow}, {"hypot", OpKind::Hypot}};
+
 PyVal Sema::builtinMath(const Expr& e, const std::string& f) {
   Args a;
+  if (auto bin = kBinaryMath.find(f); bin != kBinaryMath.end()) {
+    if (!bindArgs(e, f, {"x", "y"}, 2, a)) return PyVal::poison();
+    for (size_t k = 0; k < 2; ++k)
+      if (!a.vals[k].isConst() && !(a.vals[k].isValue() && !a.vals[k].v->type.isPtr))
+        return fail(a.locs[k], f + "() needs numbers or tiles, got " + describe(a.vals[k]));
+    Value *x = nullptr, *y = nullptr;
+    if (!unify(a.vals[0], a.vals[1], e.loc, x, y)) return PyVal::poison();
+    if (!isFloat(x->type.dtype)) {
+      x = convert(x, DType::F32, e.loc);
+      y = convert(y, DType::F32, e.loc);
+    }
+    return PyVal::value(at(e.loc).binary(bin->second, x, y));
+  }
   if (!bindArgs(e, f, {"x"}, 1, a)) return PyVal::poison();
   const PyVal& x = a.vals[0];
   if (!x.isConst() && !(x.isValue() && !x.v->type.isPtr))
@@ -25,7 +44,17 @@ PyVal Sema::builtinMath(const Expr& e, const std::string& f) {
                                                      {"abs", OpKind::Abs},     {"log2", OpKind::Log2},
                                                      {"cos", OpKind::Cos},     {"sin", OpKind::Sin},
                                                      {"floor", OpKind::Floor}, {"ceil", OpKind::Ceil},
-                                                     {"erf", OpKind::Erf}};
+                                                     {"erf", OpKind::Erf},
+                                                     // libdevice / tl.math
+                                                     {"asin", OpKind::Asin},   {"acos", OpKind::Acos},
+                                                     {"atan", OpKind::Atan},   {"tan", OpKind::Tan},
+                                                     {"sinh", OpKind::Sinh},   {"cosh", OpKind::Cosh},
+                                                     {"tanh", OpKind::Tanh},   {"log10", OpKind::Log10},
+                                                     {"log1p", OpKind::Log1p}, {"expm1", OpKind::Expm1},
+                                                     {"exp10", OpKind::Exp10}, {"cbrt", OpKind::Cbrt},
+                                                     {"rcp", OpKind::Rcp},     {"trunc", OpKind::Trunc},
+                                                     {"round", OpKind::Round}, {"rint", OpKind::Rint},
+                                                     {"nearbyint", OpKind::Rint}};
   if (f == "abs") {
     if (v->type.dtype == DType::I1) v = convert(v, DType::I32, e.loc);
   } else if (!isFloat(v->type.dtype)) {

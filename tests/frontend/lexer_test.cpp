@@ -108,13 +108,14 @@ TEST(Lexer, InconsistentDedentIsAnError) {
   EXPECT_EQ(diag.diagnostics()[0].loc.line, 3u);
 }
 
-TEST(Lexer, PowerIsRejectedButLexingGoesOn) {
+TEST(Lexer, PowerIsATokenAndLexingGoesOnAfterABadCharacter) {
   DiagEngine diag;
   auto toks = lexText("y = x ** 2 $ z\n", diag);
-  ASSERT_EQ(diag.numErrors(), 2);
-  EXPECT_NE(diag.diagnostics()[0].message.find("'**'"), std::string::npos);
-  EXPECT_EQ(diag.diagnostics()[0].loc, (Loc{1, 7}));
-  EXPECT_NE(diag.diagnostics()[1].message.find("unexpected character '$'"), std::string::npos);
+  ASSERT_EQ(diag.numErrors(), 1);  // '**' is the parser's and sema's business (2 ** 10 folds)
+  EXPECT_NE(diag.diagnostics()[0].message.find("unexpected character '$'"), std::string::npos);
+  bool sawPow = false;
+  for (const auto& t : toks) sawPow |= t.isOp("**") && t.loc == (Loc{1, 7});
+  EXPECT_TRUE(sawPow);
   EXPECT_EQ(toks.back().kind, TokKind::End);
 }
 

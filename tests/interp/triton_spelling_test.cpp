@@ -237,7 +237,7 @@ TEST(TritonSpelling, UnsupportedConstructsAreNamedAtTheirLine) {
     int at = 13;  // the line the message must point at
   };
   const Case cases[] = {
-      {"    y = tl.cumsum(v, 0)", "unknown function 'cumsum'"},
+      {"    y = tl.sort(v)", "unknown function 'sort'"},
       {"    y = v.to(tl.int8)", "tl.int8 is not supported"},
       {"    y = v.to(tl.float32, bitcast=True)", "with bitcast=True is not supported"},
       {"    for i in range(4):\n        return", "'return' inside a loop is not supported", 14},
@@ -558,6 +558,48 @@ def kernel(x, out):
     EXPECT_NEAR(got[32 + i], sum, 1e-5) << i;
     EXPECT_EQ(got[40 + i], pos) << i;
   }
+}
+
+}  // namespace
+}  // namespace tl
+
+namespace tl {
+namespace {
+
+// What real kernels of libraries built on Triton have around them: a library's wrapper decorator
+// above @triton.jit (skipped, with a warning), host-side imports, a dtype tilelab lacks that is
+// only compared, a 0-d full, compile-time powers.
+TEST(TritonSpelling, LibraryKernelSurroundings) {
+  const std::string src = std::string(kHeader) + R"(
+from triton import next_power_of_2
+
+@launch(x=randn((16,), seed=3), out=zeros((16,), output=True), eps=1e-5)
+@libentry()
+@triton.autotune(configs=[triton.Config({}, num_warps=2**i) for i in range(3)], key=["n"])
+@triton.jit
+def kernel(x, out, eps: tl.constexpr):
+    offs = tl.arange(0, 2 ** 4)
+    wide = x.dtype.element_ty == tl.float8e5     # False: never equal to a dtype tilelab has
+    e = tl.full((), eps, tl.float32)
+    v = tl.load(x + offs)
+    tl.store(out + offs, v + e + (1.0 if wide else 2.0))
+)";
+  auto r = runFrontend(src);
+  ASSERT_EQ(r->phase, "") << r->errors();
+  EXPECT_NE(r->errors().find("test.tl:7:2: warning: unknown decorator '@libentry': skipped"), std::string::npos) << r->errors();
+  std::vector<double> got = runBoth(src), x = input(src);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(got[i], float(float(float(x[i]) + float(1e-5)) + 2.0f)) << i;
+  auto bad = runFrontend(std::string(kHeader) + R"(
+from triton import next_power_of_2
+@launch(x=zeros((16,)))
+@triton.jit
+def kernel(x):
+    v = tl.load(x + tl.arange(0, 16)).to(tl.float8e5)
+    n = next_power_of_2(5)
+)");
+  EXPECT_NE(bad->errors().find("tl.float8e5 is not supported"), std::string::npos) << bad->errors();
+  EXPECT_NE(bad->errors().find("triton.next_power_of_2 is host-side Python: a kernel cannot call it"), std::string::npos)
+      << bad->errors();
 }
 
 }  // namespace
