@@ -288,17 +288,7 @@ class Lexer {
     if (peek(1) == quote && peek(2) == quote) return lexLongString(loc, quote);
     advance();
     std::string s;
-    while (pos_ < text_.size() && peek() != quote && peek() != '\n') {
-      if (peek() == '\\' && pos_ + 1 < text_.size() && peek(1) != '\n') {
-        advance();
-        char e = peek();
-        s += e == 'n' ? '\n' : e == 't' ? '\t' : e;
-        advance();
-        continue;
-      }
-      s += peek();
-      advance();
-    }
+    while (pos_ < text_.size() && peek() != quote && peek() != '\n') takeChar(s, /*escapeNewline=*/false);
     if (peek() != quote) {
       diag_.error(loc, "unterminated string literal");
     } else {
@@ -311,23 +301,27 @@ class Lexer {
   void lexLongString(Loc loc, char quote) {
     for (int k = 0; k < 3; ++k) advance();
     std::string s;
-    while (pos_ < text_.size() && !(peek() == quote && peek(1) == quote && peek(2) == quote)) {
-      if (peek() == '\\' && pos_ + 1 < text_.size()) {
-        advance();
-        char e = peek();
-        s += e == 'n' ? '\n' : e == 't' ? '\t' : e;
-        advance();
-        continue;
-      }
-      s += peek();
-      advance();
-    }
+    while (pos_ < text_.size() && !(peek() == quote && peek(1) == quote && peek(2) == quote)) takeChar(s, true);
     if (pos_ >= text_.size()) {
       diag_.error(loc, "unterminated triple-quoted string");
     } else {
       for (int k = 0; k < 3; ++k) advance();
     }
     push(TokKind::String, std::move(s), loc);
+  }
+
+  // One character of a string's contents into `s`: \n and \t escapes, any other escaped
+  // character as itself (a backslash before a newline only inside triple quotes).
+  void takeChar(std::string& s, bool escapeNewline) {
+    if (peek() == '\\' && pos_ + 1 < text_.size() && (escapeNewline || peek(1) != '\n')) {
+      advance();
+      char e = peek();
+      s += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      advance();
+      return;
+    }
+    s += peek();
+    advance();
   }
 };
 
