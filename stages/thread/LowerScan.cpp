@@ -130,9 +130,16 @@ void Lowerer::lowerScan(const Op& op) {
     Value* prevIncl = shflFrom(t, prevLane);
     Value* none = identity(q);
     lanePrefix[r] = b_.select(wide(hasPrev), prevIncl, none);
-    // The last lane in scan order: lane + (lastDigit - ld) * laneStride.
-    Value* back = mulC(ld, ls);
-    Value* lastLane = addC(bin(OpKind::Sub, lane_, back), (reverse ? 0 : te - 1) * ls);
+    // The last lane in scan order: lane + (lastDigit - ld) * laneStride (a constant when the
+    // axis takes all 32 lanes).
+    const int64_t lastDigit = reverse ? 0 : te - 1;
+    Value* lastLane = nullptr;
+    if (te == kWarpSize) {
+      lastLane = constI32(lastDigit);
+    } else {
+      Value* back = mulC(ld, ls);
+      lastLane = addC(bin(OpKind::Sub, lane_, back), lastDigit * ls);
+    }
     warpTotal[r] = shflFrom(t, lastLane);
   }
 
