@@ -83,16 +83,25 @@ std::vector<ReadmeRow> readReadme(std::string& problem) {
     row.stem = c[0].substr(1, c[0].size() - 2);
     const std::string& status = c.back();
     if (status.rfind("runs", 0) == 0) {
-      row.runs = true;
-    } else if (status.rfind("blocked", 0) == 0) {
+      row.status = Status::Runs;
+    } else if (status.rfind("blocked", 0) == 0 || status.rfind("fails", 0) == 0) {
+      row.status = status[0] == 'b' ? Status::Blocked : Status::Fails;
       size_t open = status.find('`'), close = open == std::string::npos ? open : status.find('`', open + 1);
       if (close == std::string::npos) {
-        problem = "README.md:" + std::to_string(lineNo) + ": a blocked row quotes its first error in backticks";
+        problem = "README.md:" + std::to_string(lineNo) + ": a blocked or failing row quotes its first error in backticks";
         return {};
       }
       row.firstError = status.substr(open + 1, close - open - 1);
+      if (row.status == Status::Fails) {  // "fails: tl-thread: `...`"
+        const size_t colon = status.find(':'), next = status.find(':', colon + 1);
+        row.stage = colon == std::string::npos || next == std::string::npos ? "" : trim(status.substr(colon + 1, next - colon - 1));
+        if (row.stage != "tl-scalar" && row.stage != "tl-block" && row.stage != "tl-thread") {
+          problem = "README.md:" + std::to_string(lineNo) + ": a failing row says which stage stops: fails: tl-thread: `...`";
+          return {};
+        }
+      }
     } else {
-      problem = "README.md:" + std::to_string(lineNo) + ": the status must start with 'runs' or 'blocked'";
+      problem = "README.md:" + std::to_string(lineNo) + ": the status must start with 'runs', 'blocked' or 'fails'";
       return {};
     }
     rows.push_back(std::move(row));
@@ -154,10 +163,20 @@ const std::vector<LaunchOverride>* altOverrides(const std::string& stem) {
       {"triton__05-layer-norm___layer_norm_bwd_dx_fused",
        {{"M", "9"}, {"N", "100"}, {"GROUP_SIZE_M", "4"}}},  // 3 rows on lock 0, 2 on the others
       {"triton__05-layer-norm___layer_norm_bwd_dwdb", {{"M", "40"}, {"N", "130"}}},  // a half-empty row block
-      {"triton__06-fused-attention___attn_bwd", {{"N_CTX", "128"}, {"H", "1"}, {"sm_scale", "0.125"}}},  // one key block
+      {"triton__06-fused-attention___attn_bwd", {{"N_CTX", "128"}, {"H", "2"}, {"sm_scale", "0.125"}}},  // one key block, 2 heads
       {"liger__rms_norm___rms_norm_forward", {{"n_rows", "7"}, {"n_cols", "300"}, {"offset", "1.0"}}},  // Gemma's offset
       {"liger__swiglu___swiglu_forward_kernel", {{"n_rows", "5"}, {"n_cols", "33"}}},
       {"unsloth__geglu___exact_forward_kernel", {{"n_elements", "1500"}}},
+      {"triton__07-extern-functions__asin_kernel", {{"n_elements", "257"}}},
+      {"triton__06-fused-attention___attn_fwd", {{"STAGE", "1"}, {"N_CTX", "64"}}},  // not causal
+      {"triton__09-persistent-matmul__matmul_kernel_persistent",
+       {{"M", "33"}, {"N", "70"}, {"K", "47"}, {"NUM_SMS", "1"}}},  // one program takes every tile
+      {"unsloth__rms_layernorm___rms_layernorm_forward", {{"n_rows", "3"}, {"n_cols", "2048"}, {"eps", "1e-6"}}},
+      {"attorch__softmax_kernels__softmax_forward_kernel",  // log-softmax, one row per program (the
+       {{"batch_dim", "5"}, {"feat_dim", "70"}, {"log", "True"}, {"BLOCK_SIZE_BATCH", "1"}}},  // heuristic at 70)
+      {"liger__cross_entropy__liger_cross_entropy_kernel",  // 3 classes, target 2 ignored (the early
+       {{"BT", "9"}, {"V", "3"}, {"ignore_index", "2"},     // return), no smoothing, no z-loss stored
+        {"label_smoothing", "0.0"}, {"lse_square_scale", "0.0"}, {"RETURN_Z_LOSS", "0"}}},
   };
   auto it = table.find(stem);
   return it == table.end() ? nullptr : &it->second;

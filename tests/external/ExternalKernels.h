@@ -2,7 +2,9 @@
 // libraries built on it, plus a @launch decorator) compiled and run for the tests.
 //
 // README.md in this folder is the source of truth for each kernel's status: its table has one
-// row per .tl file, `runs` or `blocked: <the first tilelab error, verbatim>`. readReadme() parses
+// row per .tl file, `runs`, `blocked: <the first tilelab error, verbatim>` (the front end or the
+// @launch refuses it) or `fails: <stage>: <the error, verbatim>` (it compiles; a later stage
+// stops). readReadme() parses
 // that table; compileKernelFile() and scalarRun() compile and run one kernel at its own launch
 // or at a second size, collecting failures as rendered, located text (nothing throws into a test).
 // Expects: TL_SOURCE_DIR (a compile definition) pointing at the repository root.
@@ -20,11 +22,18 @@
 
 namespace tl::external {
 
+enum class Status {
+  Runs,     // every stage passes
+  Blocked,  // the front end or the @launch refuses the file
+  Fails,    // it compiles, but a stage (tl-scalar, tl-block or tl-thread) stops
+};
+
 // One row of README.md's kernel table.
 struct ReadmeRow {
   std::string stem;        // file name without .tl: "triton__01-vector-add__add_kernel"
-  bool runs = false;       // status `runs ...`
-  std::string firstError;  // for `blocked`: the quoted error message (between the backticks)
+  Status status = Status::Blocked;
+  std::string firstError;  // for blocked / fails: the quoted error message (between the backticks)
+  std::string stage;       // for fails: the stage that stops ("tl-thread"); the ones before it pass
 };
 
 // The rows of the table in tests/external/README.md, in order; `problem` is set (and the result

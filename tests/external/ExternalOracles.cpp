@@ -10,11 +10,12 @@ namespace tl::external {
 
 namespace {
 
-// A number the launch binds: a runtime scalar or a constexpr (True = 1).
+// A number the launch binds: a runtime scalar or a constexpr, integer or float (True = 1).
 double num(const LaunchConfig& l, const std::string& name) {
   if (auto it = l.scalars.find(name); it != l.scalars.end())
     return isFloat(it->second.dtype) ? it->second.f : static_cast<double>(it->second.i);
   if (auto it = l.constexprs.find(name); it != l.constexprs.end()) return static_cast<double>(it->second);
+  if (auto it = l.floatConstexprs.find(name); it != l.floatConstexprs.end()) return it->second;
   throw std::runtime_error("oracle: the launch binds no number to '" + name + "'");
 }
 int64_t inum(const LaunchConfig& l, const std::string& name) { return static_cast<int64_t>(num(l, name)); }
@@ -232,6 +233,42 @@ OracleResult attentionBwd(const Memory& mem, const LaunchConfig& l) {
   return res;
 }
 
+// Tutorial 06 forward: with s[m, n] = q_m . k_n * sm_scale * log2(e) over n <= m when causal
+// (STAGE 3) or every n: M[m] = log2(sum_n exp2(s)) and Out[m] = sum_n f16(p) v_n / sum_n p,
+// p = exp2(s - max_n s) (the kernel rounds p to f16 before its dot with V).
+OracleResult attentionFwd(const Memory& mem, const LaunchConfig& l) {
+  In q(mem, "Q"), k(mem, "K"), v(mem, "V");
+  Out o(mem, "Out"), M(mem, "M");
+  const int64_t T = inum(l, "N_CTX"), H = inum(l, "H"), hd = inum(l, "HEAD_DIM"), heads = l.grid[1];
+  const bool causal = inum(l, "STAGE") == 3;
+  const double qkScale = num(l, "sm_scale") * 1.44269504;
+  for (int64_t bh = 0; bh < heads; ++bh) {
+    const int64_t base = (bh / H) * inum(l, "stride_qz") + (bh % H) * inum(l, "stride_qh");
+    const int64_t qm = inum(l, "stride_qm"), kn = inum(l, "stride_kn"), vk = inum(l, "stride_vk"), om = inum(l, "stride_om");
+    for (int64_t i = 0; i < T; ++i) {
+      const int64_t last = causal ? i : T - 1;
+      std::vector<double> sc(static_cast<size_t>(last + 1));
+      double mx = -std::numeric_limits<double>::infinity(), sum = 0;
+      for (int64_t j = 0; j <= last; ++j) {
+        double dot = 0;
+        for (int64_t d = 0; d < hd; ++d) dot += q[base + i * qm + d] * k[base + j * kn + d];
+        sc[j] = dot * qkScale;
+        mx = std::max(mx, sc[j]);
+      }
+      for (int64_t j = 0; j <= last; ++j) sum += std::exp2(sc[j] - mx);
+      M[bh * T + i] = mx + std::log2(sum);
+      for (int64_t d = 0; d < hd; ++d) {
+        double acc = 0;
+        for (int64_t j = 0; j <= last; ++j) acc += f16(std::exp2(sc[j] - mx)) * v[base + j * vk + d];
+        o[base + i * om + d] = acc / sum;
+      }
+    }
+  }
+  OracleResult res;
+  o.into(res), M.into(res);
+  return res;
+}
+
 // Tutorial 07: y = asin(x).
 OracleResult asinKernel(const Memory& m, const LaunchConfig& l) {
   In x(m, "x_ptr");
@@ -398,6 +435,7 @@ const std::vector<ExternalOracle>& oracles() {
       {"triton__05-layer-norm___layer_norm_fwd_fused", "layer norm, mean and rstd", layerNormFwd},
       {"triton__05-layer-norm___layer_norm_bwd_dx_fused", "layer norm dX and grouped partial dW, dB", layerNormBwdDx},
       {"triton__05-layer-norm___layer_norm_bwd_dwdb", "column sums of the partial dW, dB", layerNormBwdDwdb},
+      {"triton__06-fused-attention___attn_fwd", "attention (causal or not), log2-sum-exp M", attentionFwd},
       {"triton__06-fused-attention___attn_bwd", "causal attention dQ, dK, dV", attentionBwd},
       {"triton__07-extern-functions__asin_kernel", "asin(x)", asinKernel},
       {"triton__09-persistent-matmul__matmul_kernel_persistent", "A @ B in f16", matmul},

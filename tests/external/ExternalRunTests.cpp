@@ -2,11 +2,14 @@
 //
 //   Readme.ListsEveryKernelOnce      every .tl file has exactly one row and every row a file;
 //   Readme.EveryKernelNamesItsOrigin every file's header names its origin, commit and license;
+//   Failing.StillFailsAsQuoted       a `fails` kernel compiles and a CPU stage still stops with
+//                                    the quoted error;
 //   Blocked.StillFailsAsQuoted       a `blocked` kernel still fails in the front end (or its
 //                                    @launch) with the error the README quotes, so the table
 //                                    cannot go stale: fixing a construct fails this test until
 //                                    the row says `runs` (and then the kernel must run);
-//   External.ScalarVsOracle          tl-scalar against the kernel's oracle (ExternalOracles.h);
+//   External.ScalarVsOracle          tl-scalar against the kernel's oracle (ExternalOracles.h)
+//                                    (`runs` rows and `fails: tl-thread` rows, as BlockVsScalar);
 //   External.OracleCatchesOneWrongElement
 //                                    the same comparison fails when one element of tl-scalar's
 //                                    output is changed by a few tolerances (the check can fail);
@@ -23,6 +26,7 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include "ExternalKernels.h"
@@ -41,11 +45,18 @@ std::vector<ReadmeRow> rows() {
   return readReadme(problem);
 }
 
-std::vector<std::string> stems(bool running) {
+std::vector<std::string> stems(Status status) {
   std::vector<std::string> out;
   for (const ReadmeRow& r : rows())
-    if (r.runs == running) out.push_back(r.stem);
+    if (r.status == status) out.push_back(r.stem);
   return out;
+}
+
+const ReadmeRow& rowOf(const std::string& stem) {
+  static const std::vector<ReadmeRow> table = rows();
+  for (const ReadmeRow& r : table)
+    if (r.stem == stem) return r;
+  throw std::runtime_error("no README.md row for " + stem);
 }
 
 std::string identifier(std::string s) {
@@ -55,10 +66,19 @@ std::string identifier(std::string s) {
 }
 std::string paramName(const testing::TestParamInfo<std::string>& info) { return identifier(info.param); }
 
+// The kernels tl-scalar and tl-block run: `runs` rows, and `fails: tl-thread` rows (the oracle
+// and tl-block are checked for them too; only the executor is not run).
+std::vector<std::string> cpuStems() {
+  std::vector<std::string> out;
+  for (const ReadmeRow& r : rows())
+    if (r.status == Status::Runs || (r.status == Status::Fails && r.stage == "tl-thread")) out.push_back(r.stem);
+  return out;
+}
+
 using SizedParam = std::tuple<std::string, Size>;
-std::vector<SizedParam> sizedCases() {
+std::vector<SizedParam> sizedCases(const std::vector<std::string>& kernels) {
   std::vector<SizedParam> out;
-  for (const std::string& stem : stems(true))
+  for (const std::string& stem : kernels)
     for (Size s : {Size::Own, Size::Alt}) out.emplace_back(stem, s);
   return out;
 }
@@ -131,11 +151,7 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Blocked);
 
 TEST_P(Blocked, StillFailsAsQuoted) {
   const std::string stem = GetParam();
-  const ReadmeRow* row = nullptr;
-  const std::vector<ReadmeRow> table = rows();
-  for (const ReadmeRow& r : table)
-    if (r.stem == stem) row = &r;
-  ASSERT_NE(row, nullptr);
+  const ReadmeRow* row = &rowOf(stem);
   Compiled c;
   std::string error;
   ASSERT_FALSE(compileKernelFile(stem, {}, c, error))
@@ -146,7 +162,54 @@ TEST_P(Blocked, StillFailsAsQuoted) {
       << stem << ": README.md quotes `" << row->firstError << "`, the first error is now:\n" << error;
 }
 
-INSTANTIATE_TEST_SUITE_P(Readme, Blocked, testing::ValuesIn(stems(false)), paramName);
+INSTANTIATE_TEST_SUITE_P(Readme, Blocked, testing::ValuesIn(stems(Status::Blocked)), paramName);
+
+// A `fails` row compiles, and the quoted error stops tl-scalar, tl-block or the executor (at the
+// launch's num_warps and at 1 and 4), whichever the README names.
+class Failing : public testing::TestWithParam<std::string> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Failing);
+
+TEST_P(Failing, StillFailsAsQuoted) {
+  const std::string stem = GetParam();
+  const ReadmeRow& row = rowOf(stem);
+  const ScalarRun& ref = scalarRun(stem, Size::Own);
+  std::vector<std::string> errors;  // every stage's error, for the message
+  if (!ref.error.empty()) errors.push_back(ref.error);
+  if (ref.error.empty()) {
+    std::string error;
+    Memory memory = Memory::fromLaunch(ref.compiled.launch);
+    std::unique_ptr<Function> opt = cloneFunction(*ref.compiled.fn);
+    if (!runEngine(ref.compiled, "tl-block", error, [&] {
+          PassManager pm = blockPipeline();
+          pm.run(*opt);
+          runBlock(*opt, ref.compiled.launch, memory);
+        }))
+      errors.push_back(error);
+    std::vector<int> warps = {ref.compiled.launch.numWarps};
+    for (int w : {1, 4})
+      if (w != warps[0]) warps.push_back(w);
+    for (int w : warps) {
+      Memory mem = Memory::fromLaunch(ref.compiled.launch);
+      if (!runEngine(ref.compiled, "tl-thread", error, [&] {
+            ThreadCompilation tc = compileToThreadIR(*ref.compiled.fn, ref.compiled.launch, ThreadCompileOptions{w, false});
+            runThreadIR(*tc.threadIR, ref.compiled.launch, mem);
+          })) {
+        errors.push_back(error);
+        if (error.find(row.firstError) != std::string::npos) break;  // the quoted one: enough
+      }
+    }
+  }
+  ASSERT_FALSE(errors.empty()) << stem << " now runs on every CPU stage: check it against its oracle and mark its README.md row `runs`";
+  bool quoted = false;
+  std::string all;
+  for (const std::string& e : errors) {
+    quoted = quoted || e.find(row.firstError) != std::string::npos;
+    all += e + "\n";
+  }
+  EXPECT_TRUE(quoted) << stem << ": README.md quotes `" << row.firstError << "`, the stages now say:\n" << all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Readme, Failing, testing::ValuesIn(stems(Status::Fails)), paramName);
 
 class External : public testing::TestWithParam<SizedParam> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(External);
@@ -214,7 +277,7 @@ TEST_P(External, BlockVsScalar) {
   EXPECT_GT(expectOutputsMatch(ref, memory, "tl-block"), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Readme, External, testing::ValuesIn(sizedCases()), sizedName);
+INSTANTIATE_TEST_SUITE_P(Readme, External, testing::ValuesIn(sizedCases(cpuStems())), sizedName);
 
 using ThreadParam = std::tuple<std::string, Size, int>;  // kernel, size, num_warps
 
@@ -237,7 +300,7 @@ TEST_P(ExternalThread, ThreadVsScalar) {
 
 std::vector<ThreadParam> threadCases() {
   std::vector<ThreadParam> out;
-  for (const auto& [stem, size] : sizedCases())
+  for (const auto& [stem, size] : sizedCases(stems(Status::Runs)))
     for (int w : {1, 4}) out.emplace_back(stem, size, w);
   return out;
 }
