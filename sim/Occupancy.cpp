@@ -283,6 +283,8 @@ class LiveRanges {
     return false;
   }
 
+  static bool isLoop(const Op& op) { return op.kind == OpKind::For || op.kind == OpKind::While; }
+
   // The value a use really reads: a splat reads its scalar's register.
   static const Value* resolve(const Value* v) {
     while (v->def && v->def->kind == OpKind::Splat) v = v->def->operand(0);
@@ -292,9 +294,10 @@ class LiveRanges {
   void define(const Value* v) {
     const int p = defPos(v);
     ranges_[v] = {p, p};
-    // A loop's region arguments (induction variable, carried values) live across the body.
+    // A loop's region arguments (induction variable, carried values; a while's in its cond and
+    // its body) live across the whole loop.
     const Op* parent = v->isRegionArg() && v->owner ? v->owner->parentOp : nullptr;
-    if (parent && parent->kind == OpKind::For) ranges_[v].second = 2 * end_.at(parent) + 1;
+    if (parent && isLoop(*parent)) ranges_[v].second = 2 * end_.at(parent) + 1;
   }
 
   void use(const Value* raw, const Op& user) {
@@ -304,7 +307,7 @@ class LiveRanges {
     int last = at;
     // A value from outside a loop is read by every iteration: live to the loop's end.
     for (const Op* a = enclosingOp(&user); a; a = enclosingOp(a))
-      if (a->kind == OpKind::For && !definedInside(v, a)) last = std::max(last, 2 * end_.at(a) + 1);
+      if (isLoop(*a) && !definedInside(v, a)) last = std::max(last, 2 * end_.at(a) + 1);
     // A loop's upper bound and step (operands 1 and 2) are compared and added every iteration.
     if (user.kind == OpKind::For && (raw == user.operand(1) || raw == user.operand(2)))
       last = std::max(last, 2 * end_.at(&user) + 1);

@@ -296,6 +296,10 @@ class WorkCounter {
       if (op->kind == OpKind::For) {
         double trips = tripCount(*op).value_or(1);
         total += trips * count(op->region(0), dotFlopsOnly);
+      } else if (op->kind == OpKind::While) {
+        // The trip count is only known at run time: the condition and the body are counted once
+        // each (an estimate: a lower bound when the loop runs, an upper one when it never does).
+        total += count(op->region(0), dotFlopsOnly) + count(op->region(1), dotFlopsOnly);
       } else if (op->kind == OpKind::If) {
         double most = 0;  // the costlier branch: an upper estimate
         for (const auto& r : op->regions) most = std::max(most, count(*r, dotFlopsOnly));

@@ -196,6 +196,10 @@ const std::map<std::string, std::string>& ourNames() {
       {"dram__sectors_write.sum", "dram_write_bytes_in_kernel / 32"},
       {"dram__bytes_read.sum", "dram_read_bytes"},
       {"dram__bytes_write.sum", "dram_write_bytes_in_kernel"},
+      {"smsp__sass_inst_executed_op_global_atom.sum", "global_atomic.executions"},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "global_atomic.requests"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "global_atomic.sectors"},
+      {"lts__t_sectors_op_atom.sum", "global_atomic.l2_sectors"},
   };
   return m;
 }
@@ -220,18 +224,24 @@ Json memoryJson(const KernelRun& k) {
     i["op"] = known ? mnemonic(k.instrs[s.instr]->kind) : "?";
     i["space"] = spaceName(s.space);
     i["store"] = s.store;
+    i["atomic"] = s.atomic;
     i["bytes_per_lane"] = s.bytesPerLane;
     i["buffers"] = s.buffers;
     i["counters"] = countersJson(s.counters, s.space);
     instrs.push_back(std::move(i));
   }
   j["instructions"] = std::move(instrs);
+  // A line's atomics: how many of its instructions are atomics (the memory model groups a line's
+  // accesses by space and direction, and an atomic counts as a store there).
+  std::map<int32_t, bool> atomicInstr;
+  for (const InstrMemStats& s : r.instructions) atomicInstr[s.instr] = s.atomic;
   Json lines = Json::array();
   for (const LineMemStats& s : r.lines) {
     Json l;
     l["line"] = s.line;
     l["space"] = spaceName(s.space);
     l["store"] = s.store;
+    l["atomics"] = std::count_if(s.instrs.begin(), s.instrs.end(), [&](int32_t i) { return atomicInstr[i]; });
     l["instrs"] = s.instrs;
     l["buffers"] = s.buffers;
     l["counters"] = countersJson(s.counters, s.space);
@@ -244,6 +254,7 @@ Json memoryJson(const KernelRun& k) {
   tot["global_store"] = countersJson(t.globalStore, MemSpace::Global);
   tot["shared_load"] = countersJson(t.sharedLoad, MemSpace::Shared);
   tot["shared_store"] = countersJson(t.sharedStore, MemSpace::Shared);
+  tot["global_atomic"] = countersJson(t.globalAtomic, MemSpace::Global);
   tot["l2_read_sectors"] = t.l2ReadSectors;
   tot["l2_read_hits"] = t.l2ReadHits;
   tot["l2_write_sectors"] = t.l2WriteSectors;
@@ -253,7 +264,9 @@ Json memoryJson(const KernelRun& k) {
   tot["dram_write_bytes_in_kernel"] = t.dramWriteBytesInKernel;
   j["totals"] = std::move(tot);
   Json ncu = Json::array();
-  for (const auto& [name, value] : r.ncuMetrics()) {
+  std::vector<std::pair<std::string, double>> metrics = r.ncuMetrics();
+  for (auto& m : r.ncuAtomicMetrics()) metrics.push_back(std::move(m));
+  for (const auto& [name, value] : metrics) {
     auto it = ourNames().find(name);
     ncu.push_back({{"metric", name}, {"ours", it == ourNames().end() ? "" : it->second}, {"value", value}});
   }
@@ -315,6 +328,7 @@ Json timingJson(const TimingResult& t) {
   j["l2_bytes"] = t.l2Bytes;
   j["achieved_dram_gbs"] = t.achievedDramGBs;
   j["bandwidth_bound_us"] = t.bandwidthBoundUs;
+  j["atomic_serial_cycles"] = t.atomicSerialCycles;  // the hottest address's updates, one per cycle
   j["dram_utilization"] = t.dramUtilization;
   j["l2_utilization"] = t.l2Utilization;
   j["issue_utilization"] = t.issueUtilization;
@@ -577,6 +591,7 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
                     {"warp_instructions", k.stats.warpInstructions},
                     {"barriers", k.stats.barriers},
                     {"divergent_branches", k.stats.divergentBranches},
+                    {"atomics", k.stats.atomics},
                     {"access_records", k.accessRecords}};
   j["registers"] = {{"per_thread", k.regs.registers}, {"estimate", k.regs.estimate}, {"source", k.regs.source}};
   j["occupancy"] = occupancyJson(k, gpu);

@@ -82,6 +82,15 @@ std::string counterHeader() {
          pad("sect/128B", 9, true) + pad("eff%", 6, true) + pad("wavefr/ideal", 15, true);
 }
 
+// A line's direction: load, store, atomic (every instruction an atomic: a read-modify-write, which
+// the memory model counts as a store) or st+at (plain stores and atomics on one line).
+std::string direction(const Json& line) {
+  if (!line["store"].get<bool>()) return "load";
+  const size_t atomics = line.value("atomics", size_t(0));
+  if (atomics == 0) return "store";
+  return atomics == line["instrs"].size() ? "atomic" : "st+at";
+}
+
 void lineTable(const Json& mem, std::ostringstream& os) {
   os << "  memory per source line (whole grid; sect/ideal 1.00 and sect/128B 4.00 = perfectly coalesced,\n"
         "  eff% = bytes requested / bytes fetched):\n    "
@@ -90,7 +99,7 @@ void lineTable(const Json& mem, std::ostringstream& os) {
   for (const Json& l : mem["lines"]) {
     const bool global = l["space"] == "global";
     os << "    " << pad(std::to_string(l["line"].get<uint32_t>()), 5) << pad(l["space"].get<std::string>(), 7)
-       << pad(l["store"].get<bool>() ? "store" : "load", 6) << pad(std::to_string(l["instrs"].size()), 3, true)
+       << pad(direction(l), 6) << pad(std::to_string(l["instrs"].size()), 3, true)
        << pad(global ? joined(l["buffers"]) : "-", 10) << counterCells(l["counters"], global) << "\n";
   }
 }

@@ -14,7 +14,7 @@ namespace tl::viz {
 
 namespace {
 
-// The masked loads and stores of `fn`, in pre-order (the op and whether it is in a for).
+// The masked loads and stores of `fn`, in pre-order (the op and whether it is in a for or a while).
 struct MaskedOp {
   Op* op = nullptr;
   bool inLoop = false;
@@ -26,7 +26,7 @@ std::vector<MaskedOp> maskedOps(const Function& fn) {
     for (const auto& op : r.ops) {
       bool masked = (op->kind == OpKind::Load && op->numOperands() >= 2) || (op->kind == OpKind::Store && op->numOperands() >= 3);
       if (masked && op->operand(op->kind == OpKind::Load ? 1 : 2)->type.isTile()) out.push_back({op.get(), inLoop});
-      for (const auto& sub : op->regions) visit(*sub, inLoop || op->kind == OpKind::For);
+      for (const auto& sub : op->regions) visit(*sub, inLoop || op->kind == OpKind::For || op->kind == OpKind::While);
     }
   };
   visit(fn.body, false);
