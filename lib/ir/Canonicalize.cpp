@@ -12,6 +12,15 @@
 //   - another value: every use of the op's result is replaced by it and the op is erased;
 //   - the op's own result: it changed the op in place.
 // The driver applies the table to every op, again and again, until nothing changes.
+//
+// Compiler hints (the attributes `multiple_of`, `max_contiguous`, `max_constancy` that
+// tl.multiple_of & co. put on the op making a value, read by stages/thread/AxisAnalysis.cpp) are
+// claims about the op's values. A rewrite that replaces the op by a value made by another op
+// moves the hints there (the values are the same, so the claims hold; both ops' hints are kept,
+// the larger per dimension); where the replacement has no single-result op to carry them (a
+// parameter, a region argument, a loop's result), the rewrite is not applied.
+#include <algorithm>
+
 #include "ir/Pass.h"
 #include "ir/PassUtils.h"
 
@@ -34,6 +43,31 @@ Value* rhs(Op& op) { return op.operand(1); }
 // The single operand of `v`'s defining op when that op has kind `k`, else nullptr.
 Value* operandIf(Value* v, OpKind k) {
   return v->def && v->def->kind == k && v->def->numOperands() == 1 ? v->def->operand(0) : nullptr;
+}
+
+// --- compiler hints (see the top of the file) -----------------------------------------------
+
+bool isHint(const std::string& name) {
+  return name == "multiple_of" || name == "max_contiguous" || name == "max_constancy";
+}
+bool hasHints(const Op& op) {
+  return std::any_of(op.attrs.begin(), op.attrs.end(), [](const NamedAttr& a) { return isHint(a.name); });
+}
+// Moves op's hints to the op defining `to`; false (nothing moved) when no op can carry them.
+bool moveHints(const Op& op, Value* to) {
+  Op* d = to->def;
+  if (!d || d->numResults() != 1 || !d->regions.empty()) return false;
+  for (const NamedAttr& a : op.attrs) {
+    if (!isHint(a.name)) continue;
+    const auto* mine = std::get_if<std::vector<int64_t>>(&a.value);
+    if (!mine) continue;
+    std::vector<int64_t> merged = *mine;
+    const Attr* old = d->attr(a.name);
+    if (const auto* theirs = old ? std::get_if<std::vector<int64_t>>(old) : nullptr)
+      for (size_t k = 0; k < merged.size() && k < theirs->size(); ++k) merged[k] = std::max(merged[k], (*theirs)[k]);
+    d->setAttr(a.name, Attr(std::move(merged)));
+  }
+  return true;
 }
 
 // --- normal form ------------------------------------------------------------------------------
@@ -129,7 +163,7 @@ Value* shapeOfSplat(Op& op) {
   if (!s) return nullptr;
   op.kind = OpKind::Splat;  // same result type, now made directly from the scalar
   op.operands = {s};
-  op.attrs.clear();
+  std::erase_if(op.attrs, [](const NamedAttr& a) { return !isHint(a.name); });
   return op.result();
 }
 
@@ -179,7 +213,10 @@ bool rewriteOp(Op& op, DeferredEdits& edits) {
   for (const Rewrite& rw : kRewrites) {
     Value* r = rw.apply(op);
     if (!r) continue;
-    if (r != op.result()) edits.replaceOp(op, r);  // later uses read r; op is erased
+    if (r != op.result()) {  // (a replacing rewrite leaves op as it was)
+      if (hasHints(op) && !moveHints(op, r)) continue;
+      edits.replaceOp(op, r);  // later uses read r; op is erased
+    }
     return true;
   }
   return false;

@@ -10,6 +10,17 @@
 //
 // One forward walk over the ops (loops: a fixpoint over the carried values). The rule for each
 // op is one small function below; docs/layouts.md has them as a table.
+//
+// Compiler hints (tl.multiple_of, tl.max_contiguous, tl.max_constancy: the front end records
+// them as int-list attributes `multiple_of`, `max_contiguous`, `max_constancy`, one value per
+// dimension, on the op that made the value) are promises, as in Triton: each dimension takes
+// the larger of what the rules proved and what the hint says (divisibility, contiguity,
+// constancy respectively), each hint rounded down to the largest power of two dividing it (the
+// analysis works in powers of two). A hint is trusted, not checked: if it lies, a vector access
+// it enables meets addresses that are not consecutive or not aligned, and the executor stops
+// there with a located error naming them (it never reads or writes other data than the
+// kernel's addresses name). The GPU faults on a misaligned first address, and otherwise reads
+// vec consecutive elements from the group's first address, whatever the others were.
 #include <algorithm>
 #include <numeric>
 
@@ -373,6 +384,21 @@ class Analyzer {
     }
   }
 
+  // The hints recorded on `op` (see the top of the file), applied to what the rules proved.
+  static AxisInfo withHints(const Op& op, AxisInfo a) {
+    auto apply = [&](const char* name, std::vector<int64_t>& field) {
+      const Attr* h = op.attr(name);
+      const auto* list = h ? std::get_if<std::vector<int64_t>>(h) : nullptr;
+      if (!list) return;
+      for (size_t d = 0; d < field.size() && d < list->size(); ++d)
+        if ((*list)[d] > 0) field[d] = std::max(field[d], pow2Divisor((*list)[d]));
+    };
+    apply("multiple_of", a.divisibility);
+    apply("max_contiguous", a.contiguity);
+    apply("max_constancy", a.constancy);
+    return a;
+  }
+
   // --- the walk -------------------------------------------------------------------------------
 
   void region(const Region& r) {
@@ -380,7 +406,7 @@ class Analyzer {
       if (op->kind == OpKind::For) forOp(*op);
       else if (op->kind == OpKind::If) ifOp(*op);
       else if (op->kind == OpKind::While) whileOp(*op);
-      else if (op->numResults() == 1) info_[op->result()] = clamp(rule(*op), op->result()->type);
+      else if (op->numResults() == 1) info_[op->result()] = clamp(withHints(*op, rule(*op)), op->result()->type);
     }
   }
 
