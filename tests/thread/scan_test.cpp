@@ -4,7 +4,8 @@
 // order), the thread executor after the real pipeline at num_warps 1, 2, 4 and 8 (and with
 // --keep-layouts' layouts) within the float tolerance and exactly for ints, max/min and
 // counts. Sizes put the axis in registers, lanes, warps and several repetitions of the layout
-// tile, or make the tile smaller than the threads along it (replicas). Also: the lowering uses
+// tile, or make the tile smaller than the threads along it (replicas); a scan of a reduction's
+// result (a slice layout) and scans in a loop (scan_slice.tl). Also: the lowering uses
 // only existing thread ops (shfl_idx, shared memory, barriers) with one shared buffer per scan
 // across warps; a missing barrier is a race the executor reports; the verifier's rules; the
 // printer/parser round trip; the front end's located errors.
@@ -164,6 +165,40 @@ TEST(Scan, TwoDimAlongEachAxisEveryEngine) {
         }, runs);
         EXPECT_EQ(runs, 8) << tag;
       }
+}
+
+// A scan of a reduction's result (its operand in a slice layout) and scans in a loop.
+TEST(Scan, SliceOperandAndLoop) {
+  for (const char* rows : {"64", "16"}) {
+    int runs = 0;
+    everyEngine("scan_slice", {{"M", rows}}, [&](const Memory& m, const std::string& engine) {
+      const Buffer& xb = *m.find("x_ptr");
+      const int64_t M = xb.shape[0], N = xb.shape[1];
+      const Ref x = values(xb);
+      Ref rowMax(static_cast<size_t>(M), -INFINITY), absMax(static_cast<size_t>(M));
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) rowMax[size_t(i)] = std::max(rowMax[size_t(i)], x[size_t(i * N + j)]);
+      for (int64_t i = 0; i < M; ++i) absMax[size_t(i)] = std::fabs(rowMax[size_t(i)]);
+      auto add = [](double a, double b) { return a + b; };
+      const std::string at = engine + ": ";
+      expectClose(*m.find("y_ptr"), scanLine(rowMax, true, add), scanLine(absMax, true, add), at + "cumsum of a row max");
+      Ref acc(x.size(), 0.0), scale(x.size(), 0.0), absx(x.size());
+      for (size_t e = 0; e < x.size(); ++e) absx[e] = std::fabs(x[e]);
+      const Ref colAbs = scanTile(absx, M, N, 0, false, add);
+      for (int i = 0; i < 3; ++i) {
+        Ref xs(x.size());
+        for (size_t e = 0; e < x.size(); ++e) xs[e] = x[e] * (i + 1);
+        const Ref c = scanTile(xs, M, N, 0, false, add);
+        for (size_t e = 0; e < x.size(); ++e) {
+          acc[e] += c[e];
+          scale[e] += colAbs[e] * (i + 1) * N;  // every running max may carry any earlier column's sum
+        }
+        acc = scanTile(acc, M, N, 1, false, [](double a, double b) { return std::max(a, b); });
+      }
+      expectClose(*m.find("z_ptr"), acc, scale, at + "loop of cumsum and running max");
+    }, runs);
+    EXPECT_EQ(runs, 8);
+  }
 }
 
 // The thread IR of a 1-D cumsum across 4 warps: shuffles by lane index, one "scan across
