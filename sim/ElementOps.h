@@ -69,9 +69,9 @@ Slot convertSlot(Slot x, DType from, DType to);
 // The value of a `constant` op of dtype d (attribute `value`), as the scalar interpreter makes it.
 Slot constantSlot(const Op& op, DType d);
 // Unary elementwise ops (Neg, Not, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Sigmoid, Log2, Cos, Sin,
-// Floor, Ceil, Erf).
+// Floor, Ceil, Erf, and the libdevice ones: Asin ... Rint; runtime/FloatOps.h's floatUnary).
 Slot unarySlot(OpKind kind, DType d, Slot x);
-// Binary elementwise ops (Add ... Xor, Shl, Shr, Umulhi). Returns false, leaving `out` alone, for an integer
+// Binary elementwise ops (Add ... Xor, Shl, Shr, Umulhi, Atan2, Pow, Hypot). Returns false, leaving `out` alone, for an integer
 // division or remainder by zero (the caller reports it with the lane).
 bool binarySlot(OpKind kind, DType d, Slot a, Slot b, Slot& out);
 bool compareSlot(CmpPred pred, DType d, Slot a, Slot b);

@@ -86,6 +86,28 @@ AluCost aluCost(const Op& op, const InstrLatencies& lat, bool constDivisor) {
       return {4, 3 * lat.alu + lat.sfu};      // range reduction (FMUL, FRND, 2 FFMA) and a MUFU
     case OpKind::Erf:
       return {16, 10 * lat.alu + 3 * lat.sfu};  // a degree-7 polynomial, a division and e^-x^2 (CodegenOps.cpp)
+    // libdevice ops: the instructions of CodegenOps.cpp's formulas, counted roughly (the
+    // selects for the special values included); MUFU ops at the SFU latency.
+    case OpKind::Trunc: case OpKind::Round: case OpKind::Rint:
+      return {1, lat.alu};                    // FRND (round: a few ALU ops more, counted as one)
+    case OpKind::Rcp:
+      return {4, 3 * lat.alu + lat.sfu};      // an IEEE division: MUFU.RCP and Newton steps
+    case OpKind::Log10:
+      return {2, lat.alu + lat.sfu};          // MUFU.LG2 and a scale
+    case OpKind::Exp10:
+      return {12, 8 * lat.alu + lat.sfu};     // Cody-Waite reduction, MUFU.EX2, two power-of-two factors
+    case OpKind::Cbrt:
+      return {12, 6 * lat.alu + 3 * lat.sfu}; // MUFU.LG2, MUFU.EX2, one Newton step with a division
+    case OpKind::Atan: case OpKind::Tan:
+      return {14, 8 * lat.alu + lat.sfu};     // a reduction with a division and a degree-4/6 polynomial
+    case OpKind::Atan2: case OpKind::Asin: case OpKind::Acos: case OpKind::Hypot:
+      return {20, 10 * lat.alu + 2 * lat.sfu};  // divisions, a square root, atan's polynomial, the quadrant
+    case OpKind::Log1p: case OpKind::Expm1:
+      return {16, 10 * lat.alu + 2 * lat.sfu};  // a degree-7/9 polynomial or the MUFU path, selected
+    case OpKind::Sinh: case OpKind::Cosh: case OpKind::Tanh:
+      return {24, 14 * lat.alu + 3 * lat.sfu};  // expm1 or exp and a division
+    case OpKind::Pow:
+      return {48, 30 * lat.alu + 2 * lat.sfu};  // log2 in f64 (a degree-7 series), a scale, MUFU.EX2
     case OpKind::Shl: case OpKind::Shr:
       return {2, 2 * lat.alu};                // the shift and the out-of-range select
     case OpKind::Umulhi:

@@ -26,7 +26,10 @@ PyVal Sema::builtinMath(const Expr& e, const std::string& f) {
       if (!a.vals[k].isConst() && !(a.vals[k].isValue() && !a.vals[k].v->type.isPtr))
         return fail(a.locs[k], f + "() needs numbers or tiles, got " + describe(a.vals[k]));
     Value *x = nullptr, *y = nullptr;
-    if (!unify(a.vals[0], a.vals[1], e.loc, x, y)) return PyVal::poison();
+    // Two constants: the first becomes an f32 constant op (unify needs a value), so the op is
+    // built and folded in f32 as at run time (fold-constants), not in Python's doubles.
+    const PyVal first = a.vals[0].isConst() && a.vals[1].isConst() ? PyVal::value(toValue(a.vals[0], a.locs[0])) : a.vals[0];
+    if (!unify(first, a.vals[1], e.loc, x, y)) return PyVal::poison();
     if (!isFloat(x->type.dtype)) {
       x = convert(x, DType::F32, e.loc);
       y = convert(y, DType::F32, e.loc);

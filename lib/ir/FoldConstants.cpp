@@ -94,6 +94,9 @@ std::optional<float> foldFloatBinary(OpKind kind, float a, float b) {
       // max(+0, -0) is implementation-defined in spirit: leave it to the interpreters.
       if (a == b && std::signbit(a) != std::signbit(b)) return std::nullopt;
       return kind == OpKind::Maximum ? std::max(a, b) : std::min(a, b);  // NaN: rejected below
+    case OpKind::Atan2: return std::atan2(a, b);  // atan2f, powf, hypotf
+    case OpKind::Pow: return std::pow(a, b);
+    case OpKind::Hypot: return std::hypot(a, b);
     default: return std::nullopt;
   }
 }
@@ -114,6 +117,22 @@ std::optional<float> foldFloatUnary(OpKind kind, float a) {
     case OpKind::Floor: return std::floor(a);
     case OpKind::Ceil: return std::ceil(a);
     case OpKind::Erf: return std::erf(a);
+    case OpKind::Asin: return std::asin(a);  // the float overloads, as runtime/FloatOps.h's floatUnary
+    case OpKind::Acos: return std::acos(a);
+    case OpKind::Atan: return std::atan(a);
+    case OpKind::Tan: return std::tan(a);
+    case OpKind::Sinh: return std::sinh(a);
+    case OpKind::Cosh: return std::cosh(a);
+    case OpKind::Tanh: return std::tanh(a);
+    case OpKind::Log10: return std::log10(a);
+    case OpKind::Log1p: return std::log1p(a);
+    case OpKind::Expm1: return std::expm1(a);
+    case OpKind::Exp10: return ::exp10f(a);
+    case OpKind::Cbrt: return std::cbrt(a);
+    case OpKind::Rcp: return 1.0f / a;
+    case OpKind::Trunc: return std::trunc(a);
+    case OpKind::Round: return std::round(a);
+    case OpKind::Rint: return std::nearbyint(a);
     default: return std::nullopt;
   }
 }

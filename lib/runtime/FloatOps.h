@@ -47,6 +47,22 @@ inline float floatUnary(OpKind kind, float v) {
     case OpKind::Floor: return floorf(v);
     case OpKind::Ceil: return ceilf(v);
     case OpKind::Erf: return erff(v);
+    case OpKind::Asin: return asinf(v);
+    case OpKind::Acos: return acosf(v);
+    case OpKind::Atan: return atanf(v);
+    case OpKind::Tan: return tanf(v);
+    case OpKind::Sinh: return sinhf(v);
+    case OpKind::Cosh: return coshf(v);
+    case OpKind::Tanh: return tanhf(v);
+    case OpKind::Log10: return log10f(v);
+    case OpKind::Log1p: return log1pf(v);
+    case OpKind::Expm1: return expm1f(v);
+    case OpKind::Exp10: return exp10f(v);  // glibc's (GNU extension)
+    case OpKind::Cbrt: return cbrtf(v);
+    case OpKind::Rcp: return 1.0f / v;
+    case OpKind::Trunc: return truncf(v);
+    case OpKind::Round: return roundf(v);       // halves away from zero
+    case OpKind::Rint: return nearbyintf(v);    // the default rounding mode: halves to even
     default: throw std::logic_error(std::string("floatUnary: ") + mnemonic(kind) + " is not a unary float op");
   }
 }
@@ -62,6 +78,9 @@ inline float floatBinary(OpKind kind, float x, float y) {
     case OpKind::Rem: return fmodf(x, y);
     case OpKind::Maximum: return floatMaximum(x, y);
     case OpKind::Minimum: return floatMinimum(x, y);
+    case OpKind::Atan2: return atan2f(x, y);
+    case OpKind::Pow: return powf(x, y);
+    case OpKind::Hypot: return hypotf(x, y);
     default: throw std::logic_error(std::string("floatBinary: ") + mnemonic(kind) + " is not a binary float op");
   }
 }

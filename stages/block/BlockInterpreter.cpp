@@ -730,6 +730,9 @@ class Engine {
       case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
       case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid: case OpKind::Log2:
       case OpKind::Cos: case OpKind::Sin: case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf:
+      case OpKind::Asin: case OpKind::Acos: case OpKind::Atan: case OpKind::Tan: case OpKind::Sinh: case OpKind::Cosh:
+      case OpKind::Tanh: case OpKind::Log10: case OpKind::Log1p: case OpKind::Expm1: case OpKind::Exp10:
+      case OpKind::Cbrt: case OpKind::Rcp: case OpKind::Trunc: case OpKind::Round: case OpKind::Rint:
         block::unary(op.kind, in(0), *out);
         break;
       case OpKind::Fma: block::fma(in(0), in(1), in(2), *out); break;
@@ -738,7 +741,7 @@ class Engine {
       case OpKind::While: execWhile(s); break;
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
       case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
-      case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi: {
+      case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi: case OpKind::Atan2: case OpKind::Pow: case OpKind::Hypot: {
         int64_t zero = block::binary(op.kind, in(0), in(1), *out);
         if (zero >= 0) throw RuntimeError(op.loc, "integer division by zero" + where(in(1), zero));
         break;

@@ -304,6 +304,22 @@ void unary(OpKind kind, const Tile& in, Tile& out) {
         case OpKind::Floor: map1(x, y, n, [](float v) { return ::floorf(v); }); break;
         case OpKind::Ceil: map1(x, y, n, [](float v) { return ::ceilf(v); }); break;
         case OpKind::Erf: map1(x, y, n, [](float v) { return ::erff(v); }); break;
+        case OpKind::Asin: map1(x, y, n, [](float v) { return ::asinf(v); }); break;
+        case OpKind::Acos: map1(x, y, n, [](float v) { return ::acosf(v); }); break;
+        case OpKind::Atan: map1(x, y, n, [](float v) { return ::atanf(v); }); break;
+        case OpKind::Tan: map1(x, y, n, [](float v) { return ::tanf(v); }); break;
+        case OpKind::Sinh: map1(x, y, n, [](float v) { return ::sinhf(v); }); break;
+        case OpKind::Cosh: map1(x, y, n, [](float v) { return ::coshf(v); }); break;
+        case OpKind::Tanh: map1(x, y, n, [](float v) { return ::tanhf(v); }); break;
+        case OpKind::Log10: map1(x, y, n, [](float v) { return ::log10f(v); }); break;
+        case OpKind::Log1p: map1(x, y, n, [](float v) { return ::log1pf(v); }); break;
+        case OpKind::Expm1: map1(x, y, n, [](float v) { return ::expm1f(v); }); break;
+        case OpKind::Exp10: map1(x, y, n, [](float v) { return ::exp10f(v); }); break;
+        case OpKind::Cbrt: map1(x, y, n, [](float v) { return ::cbrtf(v); }); break;
+        case OpKind::Rcp: map1(x, y, n, [](float v) { return 1.0f / v; }); break;
+        case OpKind::Trunc: map1(x, y, n, [](float v) { return ::truncf(v); }); break;
+        case OpKind::Round: map1(x, y, n, [](float v) { return ::roundf(v); }); break;
+        case OpKind::Rint: map1(x, y, n, [](float v) { return ::nearbyintf(v); }); break;
         default: break;
       }
       roundToOwnDType(out);
@@ -336,6 +352,9 @@ int64_t binary(OpKind kind, const Tile& a, const Tile& b, Tile& out) {
         case OpKind::Rem: map2(x, z, y, n, [](float p, float q) { return std::fmod(p, q); }); break;
         case OpKind::Maximum: map2(x, z, y, n, [](auto p, auto q) { return combineMax(p, q); }); break;
         case OpKind::Minimum: map2(x, z, y, n, [](auto p, auto q) { return combineMin(p, q); }); break;
+        case OpKind::Atan2: map2(x, z, y, n, [](float p, float q) { return ::atan2f(p, q); }); break;
+        case OpKind::Pow: map2(x, z, y, n, [](float p, float q) { return ::powf(p, q); }); break;
+        case OpKind::Hypot: map2(x, z, y, n, [](float p, float q) { return ::hypotf(p, q); }); break;
         default: break;
       }
       roundToOwnDType(out);

@@ -18,6 +18,9 @@
 //     [-pi, pi] (two fmas with a split 2*pi), so they stay ~2^-21 off for |x| up to ~1e4 and
 //     lose accuracy beyond; erf is a polynomial (Taylor below 0.5, Abramowitz-Stegun 7.1.26
 //     with this file's e^x above), |error| < 4e-7; floor/ceil are exact (cvt.rmi / cvt.rpi);
+//   - the libdevice / tl.math functions (asin ... hypot) are inline formulas over the same
+//     approximate instructions, each with its accuracy stated (MathFormulas below); trunc,
+//     round, rint and rcp are exact;
 //   - shl/shr/umulhi: an amount outside [0, bits) gives 0 (shl) or the sign fill (shr), made
 //     explicit with selects (LLVM calls such shifts poison); umulhi is the high half of the
 //     widened unsigned product (mul.hi.u32 / mul.hi.u64);
@@ -210,6 +213,257 @@ llvm::Value* KernelEmitter::erf(llvm::Value* x) {
   return b_.CreateSelect(b_.CreateFCmpOLT(a, c(0.5)), small, large);
 }
 
+// ---------------------------------------------------------------------------------------------
+// libdevice / tl.math formulas (asin ... hypot): NVPTX has no lowering for these (Triton links
+// libdevice; tilelab does not), so each is built here from the GPU's ex2.approx / lg2.approx (as
+// KernelEmitter::exp, exp2 and log use them), IEEE division and square root, and fmas, on one
+// scalar f32 register. Each formula's own error against the double-precision function (worst
+// case measured over its range by tests/ptx/libdevice_formulas_test.cpp, which transcribes the
+// formulas with exact exp2/log2; the MUFU's ex2/lg2.approx add about 2 ulp on the GPU, where
+// `tl-ptx tests/thread/kernels/libdevice_ops.tl` compares every output with tl-scalar's libm):
+//   atan        Cephes atanf: reduction by tan(pi/8) / tan(3pi/8), degree-4 odd polynomial: 1.7 ulp
+//   atan2       atan of min/max over [0, 1], then the quadrant: 3 ulp; C's special cases
+//               (signed zeros, infinities: atan2(inf, inf) = pi/4) selected explicitly
+//   asin, acos  atan2(x, sqrt((1-x)(1+x))) and atan2(sqrt(...), x): 3.3 ulp
+//   tan         Cephes tanf's polynomial (degree 6, -1/y on odd octants) after a reduction by
+//               pi/4 in f64 (two fmas, pi/4 = hi + lo): 2.6 ulp for |x| < 1e5
+//   expm1       Taylor to x^9 for |x| < 0.5 (truncation < 3e-10), else exp(x) - 1: 1.4 ulp
+//   sinh        |x| < 1: (e + e/(e+1))/2, e = expm1|x|; else h - 0.25/h, h = (e^(x/2)/2) e^(x/2)
+//               (no overflow below 89.4): 2.9 ulp
+//   cosh        h + 0.25/h as sinh's: 2.6 ulp
+//   tanh        e/(e+2), e = expm1(2|x|), |x| clamped to 10 (tanh = 1 in f32 beyond): 2.5 ulp
+//   log10       lg2.approx(x) * log10(2): as log (lg2.approx's absolute error ~2^-22 near x = 1)
+//   log1p       |x| < 0.5: 2 atanh(x/(2+x)) by its series to s^15 (truncation < 2e-9); else
+//               ln 2 lg2(1 + x): 2.3 ulp
+//   exp10       Cody-Waite: x = k log10(2) + r (two fmas), 2^k ex2(r log2(10)): 0.9 ulp
+//   cbrt        ex2(lg2|x| / 3) and one Newton step: 0.7 ulp
+//   pow         log2|x| in f64 (frexp by bits, 2 atanh series to s^13: ~1e-16), y log2|x| in
+//               f64, 2^frac by ex2.approx, 2^int by bits, rounded once to f32: 0.8 ulp at every
+//               magnitude; C's special cases (y = 0, x = 1, x < 0 with integer or other y, zeros,
+//               infinities, NaN) selected explicitly
+//   hypot       max * sqrt(1 + (min/max)^2): 1.8 ulp; hypot(inf, NaN) = inf, as C
+//   rcp         1/x, div.rn (exact)
+//   trunc, round, rint   llvm.trunc (cvt.rzi), llvm.round (NVPTX's own expansion), llvm.rint
+//               (cvt.rni): exact
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+struct MathFormulas {
+  llvm::IRBuilder<>& b;
+  std::function<llvm::Value*(llvm::Value*)> exp;  // e^x (KernelEmitter::exp)
+  std::function<llvm::Value*(llvm::Value*)> ex2;  // ex2.approx
+  std::function<llvm::Value*(llvm::Value*)> lg2;  // lg2.approx
+
+  llvm::Type* f() { return b.getFloatTy(); }
+  llvm::Value* c(double v) { return llvm::ConstantFP::get(f(), v); }
+  llvm::Value* cd(double v) { return llvm::ConstantFP::get(b.getDoubleTy(), v); }
+  llvm::Value* fma(llvm::Value* a, llvm::Value* m, llvm::Value* acc) {
+    return b.CreateIntrinsic(Intr::fma, {a->getType()}, {a, m, acc});
+  }
+  // Horner: coeffs[0] x^n + ... + coeffs[n] (same type as x).
+  llvm::Value* poly(llvm::Value* x, std::initializer_list<double> coeffs) {
+    const bool dbl = x->getType()->isDoubleTy();
+    llvm::Value* p = nullptr;
+    for (double k : coeffs) {
+      llvm::Value* kc = dbl ? cd(k) : c(k);
+      p = p ? fma(p, x, kc) : kc;
+    }
+    return p;
+  }
+  llvm::Value* fabs(llvm::Value* x) { return b.CreateUnaryIntrinsic(Intr::fabs, x); }
+  llvm::Value* copysign(llvm::Value* mag, llvm::Value* sign) { return b.CreateBinaryIntrinsic(Intr::copysign, mag, sign); }
+  llvm::Value* sel(llvm::Value* cond, llvm::Value* a, llvm::Value* o) { return b.CreateSelect(cond, a, o); }
+  llvm::Value* isNan(llvm::Value* x) { return b.CreateFCmpUNO(x, x); }
+  llvm::Value* isInf(llvm::Value* x) { return b.CreateFCmpOEQ(fabs(x), c(INFINITY)); }
+  llvm::Value* signbit(llvm::Value* x) { return b.CreateICmpSLT(b.CreateBitCast(x, b.getInt32Ty()), b.getInt32(0)); }
+  llvm::Value* div(llvm::Value* a, llvm::Value* d) { return b.CreateFDiv(a, d); }
+  llvm::Value* sqrt(llvm::Value* x) { return b.CreateUnaryIntrinsic(Intr::sqrt, x); }
+
+  // atan(a) for a >= 0 (or NaN), Cephes atanf.
+  llvm::Value* atanNonNeg(llvm::Value* a) {
+    llvm::Value* big = b.CreateFCmpOGT(a, c(2.414213562373095));
+    llvm::Value* mid = b.CreateFCmpOGT(a, c(0.4142135623730950));
+    llvm::Value* x = sel(big, div(c(-1.0), a), sel(mid, div(b.CreateFSub(a, c(1.0)), b.CreateFAdd(a, c(1.0))), a));
+    llvm::Value* base = sel(big, c(kPi / 2), sel(mid, c(kPi / 4), c(0.0)));
+    llvm::Value* z = b.CreateFMul(x, x);
+    llvm::Value* p = poly(z, {8.05374449538e-2, -1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1});
+    return b.CreateFAdd(base, fma(b.CreateFMul(p, z), x, x));
+  }
+  llvm::Value* atan(llvm::Value* x) { return copysign(atanNonNeg(fabs(x)), x); }
+
+  llvm::Value* atan2(llvm::Value* y, llvm::Value* x) {
+    llvm::Value *ax = fabs(x), *ay = fabs(y);
+    llvm::Value* mx = b.CreateBinaryIntrinsic(Intr::maxnum, ax, ay);
+    llvm::Value* mn = b.CreateBinaryIntrinsic(Intr::minnum, ax, ay);
+    llvm::Value* t = div(mn, mx);
+    t = sel(b.CreateFCmpOEQ(mx, c(0.0)), c(0.0), t);                        // atan2(+-0, +-0)
+    t = sel(b.CreateAnd(isInf(x), isInf(y)), c(1.0), t);                     // atan2(+-inf, +-inf)
+    llvm::Value* r = atanNonNeg(t);
+    r = sel(b.CreateFCmpOGT(ay, ax), b.CreateFSub(c(kPi / 2), r), r);
+    r = sel(signbit(x), b.CreateFSub(c(kPi), r), r);
+    r = copysign(r, y);
+    return sel(b.CreateOr(isNan(x), isNan(y)), b.CreateFAdd(x, y), r);
+  }
+  llvm::Value* sqrt1mx2(llvm::Value* x) {
+    return sqrt(b.CreateFMul(b.CreateFSub(c(1.0), x), b.CreateFAdd(c(1.0), x)));
+  }
+  llvm::Value* asin(llvm::Value* x) { return atan2(x, sqrt1mx2(x)); }
+  llvm::Value* acos(llvm::Value* x) { return atan2(sqrt1mx2(x), x); }
+
+  // Cephes tanf.
+  llvm::Value* tan(llvm::Value* x) {
+    llvm::Value* ax = fabs(x);
+    llvm::Value* q = b.CreateUnaryIntrinsic(Intr::floor, b.CreateFMul(ax, c(4.0 / kPi)));
+    llvm::Value* y = b.CreateFMul(c(2.0), b.CreateUnaryIntrinsic(Intr::floor, b.CreateFMul(b.CreateFAdd(q, c(1.0)), c(0.5))));
+    // z = |x| - y pi/4 in f64 with pi/4 as hi + lo: exact enough near tan's zeros and poles,
+    // where an f32 reduction (Cephes' three constants) loses hundreds of ulps at |x| ~ 2000.
+    llvm::Type* dt = b.getDoubleTy();
+    llvm::Value* yd = b.CreateFPExt(y, dt);
+    llvm::Value* zd = fma(yd, cd(-0.78539816339744830962), b.CreateFPExt(ax, dt));
+    zd = fma(yd, cd(-3.0616169978683830179e-17), zd);
+    llvm::Value* z = b.CreateFPTrunc(zd, f());
+    llvm::Value* zz = b.CreateFMul(z, z);
+    llvm::Value* p = poly(zz, {9.38540185543e-3, 3.11992232697e-3, 2.44301354525e-2, 5.34112807005e-2,
+                               1.33387994085e-1, 3.33331568548e-1});
+    llvm::Value* t = fma(b.CreateFMul(p, zz), z, z);
+    llvm::Value* j = b.CreateIntrinsic(Intr::fptosi_sat, {b.getInt32Ty(), f()}, {y});
+    llvm::Value* odd = b.CreateICmpNE(b.CreateAnd(j, b.getInt32(2)), b.getInt32(0));
+    t = sel(odd, div(c(-1.0), t), t);
+    return sel(signbit(x), b.CreateFNeg(t), t);  // tan(-x) = -tan(x) (t may be negative: not copysign)
+  }
+
+  llvm::Value* expm1(llvm::Value* x) {
+    llvm::Value* p = poly(x, {1.0 / 362880, 1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0});
+    llvm::Value* small = b.CreateFMul(p, x);
+    llvm::Value* large = b.CreateFSub(exp(x), c(1.0));
+    return sel(b.CreateFCmpOLT(fabs(x), c(0.5)), small, large);
+  }
+  // e^(a/2) / 2 * e^(a/2) = e^a / 2 without overflowing below a = 89.4.
+  llvm::Value* halfExp(llvm::Value* a) {
+    llvm::Value* e = exp(b.CreateFMul(a, c(0.5)));
+    return b.CreateFMul(b.CreateFMul(e, c(0.5)), e);
+  }
+  llvm::Value* sinh(llvm::Value* x) {
+    llvm::Value* a = fabs(x);
+    llvm::Value* e = expm1(a);
+    llvm::Value* small = b.CreateFMul(c(0.5), b.CreateFAdd(e, div(e, b.CreateFAdd(e, c(1.0)))));
+    llvm::Value* h = halfExp(a);
+    llvm::Value* large = b.CreateFSub(h, div(c(0.25), h));
+    return copysign(sel(b.CreateFCmpOLT(a, c(1.0)), small, large), x);
+  }
+  llvm::Value* cosh(llvm::Value* x) {
+    llvm::Value* h = halfExp(fabs(x));
+    return b.CreateFAdd(h, div(c(0.25), h));
+  }
+  llvm::Value* tanh(llvm::Value* x) {
+    llvm::Value* a = b.CreateBinaryIntrinsic(Intr::minimum, fabs(x), c(10.0));  // NaN stays NaN
+    llvm::Value* e = expm1(b.CreateFMul(a, c(2.0)));
+    return copysign(div(e, b.CreateFAdd(e, c(2.0))), x);
+  }
+
+  llvm::Value* log10(llvm::Value* x) { return b.CreateFMul(lg2(x), c(0.30102999566398120)); }
+  llvm::Value* log1p(llvm::Value* x) {
+    llvm::Value* s = div(x, b.CreateFAdd(c(2.0), x));
+    llvm::Value* s2 = b.CreateFMul(s, s);
+    llvm::Value* p = poly(s2, {1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3, 1.0});
+    llvm::Value* small = b.CreateFMul(b.CreateFMul(c(2.0), s), p);
+    llvm::Value* large = b.CreateFMul(lg2(b.CreateFAdd(c(1.0), x)), c(kLn2));
+    return sel(b.CreateFCmpOLT(fabs(x), c(0.5)), small, large);
+  }
+  // 2^k for an i32 k in [-252, 254], as two exact power-of-two factors (KernelEmitter::exp's).
+  llvm::Value* scale2k(llvm::Value* p, llvm::Value* k) {
+    k = b.CreateBinaryIntrinsic(Intr::smax, b.CreateBinaryIntrinsic(Intr::smin, k, b.getInt32(254)), b.getInt32(-252));
+    llvm::Value* h1 = b.CreateAShr(k, 1);
+    llvm::Value* h2 = b.CreateSub(k, h1);
+    auto pow2 = [&](llvm::Value* e) { return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, b.getInt32(127)), 23), f()); };
+    return b.CreateFMul(b.CreateFMul(p, pow2(h1)), pow2(h2));
+  }
+  llvm::Value* exp10(llvm::Value* x) {
+    constexpr double kLog2_10 = 3.3219280948873623;
+    llvm::Value* xc = b.CreateBinaryIntrinsic(Intr::maximum, b.CreateBinaryIntrinsic(Intr::minimum, x, c(60.0)), c(-60.0));
+    llvm::Value* k = b.CreateUnaryIntrinsic(Intr::rint, b.CreateFMul(xc, c(kLog2_10)));
+    llvm::Value* r = fma(k, c(-0.301025390625), xc);  // log10(2) = 1233/4096 + 4.605038981195e-6
+    r = fma(k, c(-4.6050389811952113e-6), r);
+    llvm::Value* p = ex2(b.CreateFMul(r, c(kLog2_10)));
+    return scale2k(p, b.CreateIntrinsic(Intr::fptosi_sat, {b.getInt32Ty(), f()}, {k}));
+  }
+  llvm::Value* cbrt(llvm::Value* x) {
+    llvm::Value* a = fabs(x);
+    llvm::Value* r = ex2(b.CreateFMul(lg2(a), c(1.0 / 3)));
+    r = b.CreateFSub(r, b.CreateFMul(b.CreateFSub(r, div(a, b.CreateFMul(r, r))), c(1.0 / 3)));  // Newton
+    r = sel(b.CreateOr(b.CreateFCmpOEQ(a, c(0.0)), isInf(a)), a, r);
+    return copysign(r, x);
+  }
+  llvm::Value* hypot(llvm::Value* x, llvm::Value* y) {
+    llvm::Value *ax = fabs(x), *ay = fabs(y);
+    llvm::Value* mx = b.CreateBinaryIntrinsic(Intr::maxnum, ax, ay);
+    llvm::Value* mn = b.CreateBinaryIntrinsic(Intr::minnum, ax, ay);
+    llvm::Value* r = div(mn, mx);
+    llvm::Value* h = b.CreateFMul(mx, sqrt(fma(r, r, c(1.0))));
+    h = sel(b.CreateFCmpOEQ(mx, c(0.0)), c(0.0), h);
+    h = sel(b.CreateOr(isNan(x), isNan(y)), b.CreateFAdd(x, y), h);
+    return sel(b.CreateOr(isInf(x), isInf(y)), c(INFINITY), h);
+  }
+
+  // log2(d) for a positive, finite, normal double d: e + (2 / ln 2) atanh((m-1)/(m+1)), m in
+  // [sqrt(1/2), sqrt(2)), the series to s^13 (|s| <= 0.1716: truncation ~1e-12 relative... of
+  // the atanh term, far below f32's 6e-8).
+  llvm::Value* log2Double(llvm::Value* d) {
+    llvm::Type* i64 = b.getInt64Ty();
+    llvm::Value* bits = b.CreateBitCast(d, i64);
+    llvm::Value* e = b.CreateSub(b.CreateAnd(b.CreateLShr(bits, 52), llvm::ConstantInt::get(i64, 0x7ff)),
+                                 llvm::ConstantInt::get(i64, 1023));
+    llvm::Value* mBits = b.CreateOr(b.CreateAnd(bits, llvm::ConstantInt::get(i64, (uint64_t(1) << 52) - 1)),
+                                    llvm::ConstantInt::get(i64, uint64_t(1023) << 52));
+    llvm::Value* m = b.CreateBitCast(mBits, b.getDoubleTy());
+    llvm::Value* big = b.CreateFCmpOGT(m, cd(1.4142135623730951));
+    m = sel(big, b.CreateFMul(m, cd(0.5)), m);
+    e = b.CreateAdd(e, b.CreateZExt(big, i64));
+    llvm::Value* s = div(b.CreateFSub(m, cd(1.0)), b.CreateFAdd(m, cd(1.0)));
+    llvm::Value* s2 = b.CreateFMul(s, s);
+    llvm::Value* p = poly(s2, {1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3, 1.0});
+    llvm::Value* at = b.CreateFMul(s, p);  // atanh(s)
+    return fma(at, cd(2.0 / kLn2), b.CreateSIToFP(e, b.getDoubleTy()));
+  }
+  llvm::Value* pow(llvm::Value* x, llvm::Value* y) {
+    llvm::Type* dt = b.getDoubleTy();
+    llvm::Value* ax = fabs(x);
+    llvm::Value* yd = b.CreateFPExt(y, dt);
+    // t = y log2|x|, with |x| = 0, 1, inf given their limits (no log of them).
+    llvm::Value* zero = b.CreateFCmpOEQ(ax, c(0.0));
+    llvm::Value* inf = isInf(ax);
+    llvm::Value* one = b.CreateFCmpOEQ(ax, c(1.0));
+    llvm::Value* safe = sel(b.CreateOr(b.CreateOr(zero, inf), one), c(2.0), ax);
+    llvm::Value* t = b.CreateFMul(yd, log2Double(b.CreateFPExt(safe, dt)));
+    llvm::Value* yPos = b.CreateFCmpOGT(y, c(0.0));
+    llvm::Value* infT = sel(b.CreateXor(zero, yPos), cd(INFINITY), cd(-INFINITY));  // 0^+ = 0, 0^- = inf, inf^+ = inf
+    t = sel(b.CreateOr(zero, inf), infT, t);
+    t = sel(one, cd(0.0), t);
+    // 2^t = 2^k 2^f, k = rint(t), |f| <= 1/2; t clamped to +-400 (0 or inf in f32 beyond).
+    t = sel(b.CreateFCmpOGT(t, cd(400.0)), cd(400.0), t);
+    t = sel(b.CreateFCmpOLT(t, cd(-400.0)), cd(-400.0), t);
+    llvm::Value* k = b.CreateUnaryIntrinsic(Intr::rint, t);
+    llvm::Value* frac = b.CreateFPTrunc(b.CreateFSub(t, k), f());
+    llvm::Value* p = b.CreateFPExt(ex2(frac), dt);
+    llvm::Value* ki = b.CreateIntrinsic(Intr::fptosi_sat, {b.getInt64Ty(), dt}, {k});
+    llvm::Value* scale = b.CreateBitCast(b.CreateShl(b.CreateAdd(ki, b.getInt64(1023)), 52), dt);
+    llvm::Value* r = b.CreateFPTrunc(b.CreateFMul(p, scale), f());
+    // x < 0 (or -0): an integer y gives the sign of x^y by its parity, any other y NaN.
+    llvm::Value* yInt = b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(Intr::floor, y), y);
+    llvm::Value* yHalf = b.CreateFMul(y, c(0.5));
+    llvm::Value* yOdd = b.CreateAnd(yInt, b.CreateFCmpONE(b.CreateUnaryIntrinsic(Intr::floor, yHalf), yHalf));
+    llvm::Value* neg = signbit(x);
+    r = sel(b.CreateAnd(neg, yOdd), b.CreateFNeg(r), r);
+    r = sel(b.CreateAnd(b.CreateAnd(neg, b.CreateNot(yInt)), b.CreateNot(b.CreateOr(zero, inf))), c(NAN), r);
+    r = sel(b.CreateOr(isNan(x), isNan(y)), b.CreateFAdd(x, y), r);
+    r = sel(b.CreateFCmpOEQ(x, c(1.0)), c(1.0), r);       // 1^y = 1, NaN included
+    return sel(b.CreateFCmpOEQ(y, c(0.0)), c(1.0), r);    // x^0 = 1, NaN included
+  }
+};
+
+}  // namespace
+
 llvm::Value* KernelEmitter::floatUnary(const Op& at, OpKind kind, llvm::Value* x) {
   llvm::Type* t = x->getType();
   auto one = [&] { return llvm::ConstantFP::get(t, 1.0); };
@@ -236,6 +490,34 @@ llvm::Value* KernelEmitter::floatUnary(const Op& at, OpKind kind, llvm::Value* x
     case OpKind::Floor: return b_.CreateUnaryIntrinsic(Intr::floor, x);  // cvt.rmi.f32.f32
     case OpKind::Ceil: return b_.CreateUnaryIntrinsic(Intr::ceil, x);    // cvt.rpi.f32.f32
     case OpKind::Erf: return perRegister(x, [&](llvm::Value* r) { return erf(r); });
+    case OpKind::Trunc: return b_.CreateUnaryIntrinsic(Intr::trunc, x);  // cvt.rzi.f32.f32
+    case OpKind::Round: return b_.CreateUnaryIntrinsic(Intr::round, x);  // halves away from zero
+    case OpKind::Rint: return b_.CreateUnaryIntrinsic(Intr::rint, x);    // cvt.rni.f32.f32: halves to even
+    case OpKind::Rcp: return b_.CreateFDiv(one(), x);                    // div.rn.f32
+    case OpKind::Asin: case OpKind::Acos: case OpKind::Atan: case OpKind::Tan: case OpKind::Sinh: case OpKind::Cosh:
+    case OpKind::Tanh: case OpKind::Log10: case OpKind::Log1p: case OpKind::Expm1: case OpKind::Exp10:
+    case OpKind::Cbrt: {
+      MathFormulas m{b_, [&](llvm::Value* v) { return exp(v); }, [&](llvm::Value* v) { return exp2(v); },
+                     [&](llvm::Value* v) {
+                       return b_.CreateIntrinsic(opts_.fastMath ? Intr::nvvm_lg2_approx_ftz_f : Intr::nvvm_lg2_approx_f, {}, {v});
+                     }};
+      return perRegister(x, [&](llvm::Value* r) -> llvm::Value* {
+        switch (kind) {
+          case OpKind::Asin: return m.asin(r);
+          case OpKind::Acos: return m.acos(r);
+          case OpKind::Atan: return m.atan(r);
+          case OpKind::Tan: return m.tan(r);
+          case OpKind::Sinh: return m.sinh(r);
+          case OpKind::Cosh: return m.cosh(r);
+          case OpKind::Tanh: return m.tanh(r);
+          case OpKind::Log10: return m.log10(r);
+          case OpKind::Log1p: return m.log1p(r);
+          case OpKind::Expm1: return m.expm1(r);
+          case OpKind::Exp10: return m.exp10(r);
+          default: return m.cbrt(r);
+        }
+      });
+    }
     case OpKind::Sigmoid: {  // 1 / (1 + e^-x), the division IEEE
       llvm::Value* e = perRegister(b_.CreateFNeg(x), [&](llvm::Value* r) { return exp(r); });
       return b_.CreateFDiv(one(), b_.CreateFAdd(one(), e));
@@ -325,6 +607,19 @@ llvm::Value* KernelEmitter::binary(const Op& at, OpKind kind, DType d, llvm::Val
     case OpKind::Rem: r = b_.CreateFRem(x, y); break;  // NVPTX: x - trunc(x / y) * y (docs/gpu.md)
     case OpKind::Maximum: r = b_.CreateBinaryIntrinsic(Intr::maximum, x, y); break;  // max.NaN.f32
     case OpKind::Minimum: r = b_.CreateBinaryIntrinsic(Intr::minimum, x, y); break;  // min.NaN.f32
+    case OpKind::Atan2: case OpKind::Pow: case OpKind::Hypot: {  // the formulas above floatUnary
+      MathFormulas m{b_, [&](llvm::Value* v) { return exp(v); }, [&](llvm::Value* v) { return exp2(v); },
+                     [&](llvm::Value* v) {
+                       return b_.CreateIntrinsic(opts_.fastMath ? Intr::nvvm_lg2_approx_ftz_f : Intr::nvvm_lg2_approx_f, {}, {v});
+                     }};
+      std::vector<llvm::Value*> ys = regs(y);
+      size_t i = 0;
+      r = perRegister(x, [&](llvm::Value* xr) {
+        llvm::Value* yr = ys[i++];
+        return kind == OpKind::Atan2 ? m.atan2(xr, yr) : kind == OpKind::Pow ? m.pow(xr, yr) : m.hypot(xr, yr);
+      });
+      break;
+    }
     default: fail(at, std::string("'") + mnemonic(kind) + "' needs integer operands");
   }
   return fromF32(r, d);

@@ -242,11 +242,14 @@ class ScalarInterpreter {
       case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
       case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid: case OpKind::Log2:
       case OpKind::Cos: case OpKind::Sin: case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf:
+      case OpKind::Asin: case OpKind::Acos: case OpKind::Atan: case OpKind::Tan: case OpKind::Sinh: case OpKind::Cosh:
+      case OpKind::Tanh: case OpKind::Log10: case OpKind::Log1p: case OpKind::Expm1: case OpKind::Exp10:
+      case OpKind::Cbrt: case OpKind::Rcp: case OpKind::Trunc: case OpKind::Round: case OpKind::Rint:
         execUnary(op);
         break;
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
       case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
-      case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi:
+      case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi: case OpKind::Atan2: case OpKind::Pow: case OpKind::Hypot:
         execBinary(op);
         break;
       case OpKind::Fma: execFma(op); break;

@@ -373,9 +373,18 @@ class Analyzer {
         return perElement(op, [](int64_t x, int64_t y) { return std::max(x, y); });
       case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Sqrt:
       case OpKind::Rsqrt: case OpKind::Sigmoid: case OpKind::Log2: case OpKind::Cos: case OpKind::Sin:
-      case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf: {
+      case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf:
+      case OpKind::Asin: case OpKind::Acos: case OpKind::Atan: case OpKind::Tan: case OpKind::Sinh: case OpKind::Cosh:
+      case OpKind::Tanh: case OpKind::Log10: case OpKind::Log1p: case OpKind::Expm1: case OpKind::Exp10:
+      case OpKind::Cbrt: case OpKind::Rcp: case OpKind::Trunc: case OpKind::Round: case OpKind::Rint: {
         AxisInfo a = unknown(t);
         a.constancy = get(op.operand(0)).constancy;
+        return a;
+      }
+      case OpKind::Atan2: case OpKind::Pow: case OpKind::Hypot: {  // floats: equal where both operands are
+        AxisInfo a = unknown(t);
+        for (size_t d = 0; d < dims(t); ++d)
+          a.constancy[d] = std::gcd(get(op.operand(0)).constancy[d], get(op.operand(1)).constancy[d]);
         return a;
       }
       case OpKind::Cmp: return cmp(op);
