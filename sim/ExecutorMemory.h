@@ -7,18 +7,25 @@
 //
 // Expects: a compiled sim::Program and the run's Memory; called only by the executor.
 // Guarantees: the memory semantics of ThreadExecutor.h (bounds, alignment, masks, write
-// conflicts, races, indivisible atomics); RuntimeErrors located at the op.
+// conflicts, races in a block and between programs, initcheck, indivisible atomics);
+// RuntimeErrors located at the op. Every global element a load, store or atomic touches goes
+// through checkGlobal (sim/GlobalRaces.h: a race between two blocks that nothing orders but
+// atomic release/acquire, and a read of an empty() buffer's element before any write); those
+// checks start at the run's first global access and begin each block at its first one.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "runtime/Memory.h"
 #include "sim/ElementOps.h"
+#include "sim/GlobalRaces.h"
 #include "sim/Program.h"
 #include "sim/RaceDetector.h"
 #include "sim/ThreadExecutor.h"
@@ -116,6 +123,13 @@ class MachineState {
   std::vector<uint8_t> shared_;
   sim::RaceDetector races_;
   sim::WriteConflictDetector conflicts_;
+  sim::GlobalRaceDetector programRaces_;  // races between programs (ExecOptions::detectRaces)
+  sim::InitShadow init_;                  // initcheck of empty() buffers (ExecOptions::initCheck)
+  bool globalChecks_ = true;              // checkGlobal runs for every global element (until it finds no work)
+  bool globalStarted_ = false;            // startGlobalChecks ran
+  int64_t racesBlock_ = -1;               // the block programRaces_ was last begun for
+  bool racesFound_ = false;               // a race between programs was found: pendingRace_
+  RuntimeError pendingRace_{Loc{}, ""};   // thrown when the run ends (throwPendingRace)
   std::array<int64_t, 3> block_{0, 0, 0};
   int64_t blockLinear_ = 0;
   ExecResult result_;
@@ -137,6 +151,16 @@ class MachineState {
     return " in " + blockStr() + ", " + threadStr(w.id * 32 + lane) + ", instruction " + std::to_string(op.instr);
   }
   [[noreturn]] void fail(const COp& op, const std::string& msg) const { throw RuntimeError(op.op->loc, msg); }
+  // "program 5 (block (5, 0, 0))": a linear block id, as the race reports name programs.
+  std::string programStr(int64_t linear) const {
+    const int64_t gx = launch_.grid[0], gy = launch_.grid[1];
+    return "program " + std::to_string(linear) + " (block (" + std::to_string(linear % gx) + ", " +
+           std::to_string(linear / gx % gy) + ", " + std::to_string(linear / (gx * gy)) + "))";
+  }
+  // "address 0x10000100 (out_ptr[0])", as write conflicts name addresses.
+  static std::string elementStr(const Buffer& b, int64_t elem) {
+    return hex(b.base + uint64_t(elem) * uint64_t(dtypeBytes(b.dtype))) + " (" + b.name + formatIndex(b.shape, elem) + ")";
+  }
 
 
   // ----- memory -------------------------------------------------------------------------------
@@ -271,6 +295,98 @@ class MachineState {
                  " with no barrier between, in " + blockStr());
   }
 
+  // ----- checks between programs (sim/GlobalRaces.h) ------------------------------------------
+
+  // They start at the run's first global access (so the scheduler in ThreadExecutor.cpp needs
+  // no hook): every buffer is shadowed for races (lazily), the launch's empty() buffers for
+  // initcheck; a new block is begun when its first access comes (blocks run in grid order).
+  void startGlobalChecks() {
+    globalStarted_ = true;
+    std::vector<std::pair<std::string, int64_t>> bufs;
+    std::vector<int64_t> uninitialized;
+    for (const Buffer& b : mem_.buffers()) {
+      bufs.emplace_back(b.name, b.numel());
+      const BufferSpec* spec = launch_.buffer(b.name);
+      uninitialized.push_back(opts_.initCheck && spec && spec->fill == Fill::Empty ? b.numel() : 0);
+    }
+    const int64_t total = launch_.grid[0] * launch_.grid[1] * launch_.grid[2];
+    const int64_t toRun = opts_.maxBlocks < 0 ? total : std::min(total, opts_.maxBlocks);
+    if (opts_.detectRaces) programRaces_.reset(std::move(bufs), toRun, opts_.maxRaceShadowBytes);
+    init_.reset(uninitialized);
+    globalChecks_ = programRaces_.enabled() || init_.any();
+    if (opts_.detectRaces && !programRaces_.enabled()) noteRaceStop();
+  }
+  // A stopped detector leaves a note (ExecResult::notes) and costs nothing from then on.
+  void noteRaceStop() {
+    if (!programRaces_.stopReason().empty()) result_.notes.push_back(programRaces_.stopReason());
+    globalChecks_ = init_.any();
+  }
+
+  // One global element `op` touches at `addr` (just resolved by globalElement: lastBuffer_).
+  // Loads and atomics read it: initcheck first. Then the race check between programs.
+  // `wrote`: an atomic changed memory (a failed compare-and-swap did not); `sameBytes`: a store
+  // writes the bytes the element holds now.
+  void checkGlobal(const Warp& w, const COp& op, uint64_t addr, int lane, sim::GlobalAccessKind kind, bool wrote = true,
+                   bool sameBytes = false) {
+    if (!globalStarted_) {
+      startGlobalChecks();
+      if (!globalChecks_) return;
+    }
+    const Buffer& b = *lastBuffer_;
+    const int buf = static_cast<int>(&b - mem_.buffers().data());
+    const int64_t elem = static_cast<int64_t>((addr - b.base) >> __builtin_ctz(unsigned(dtypeBytes(b.dtype))));
+    const int thread = w.id * 32 + lane;
+    if (init_.any() && kind != sim::GlobalAccessKind::Write && !init_.readable(buf, elem))
+      fail(op, std::string(kind == sim::GlobalAccessKind::Read ? "read of uninitialized memory: "
+                                                               : "atomic on uninitialized memory: ") +
+                   elementStr(b, elem) + " is in '" + b.name + "', which the launch allocates with empty(), and no " +
+                   "program has written it yet, in " + programStr(blockLinear_) + ", " + threadStr(thread) +
+                   ", instruction " + std::to_string(op.instr));
+    if (init_.any() && kind != sim::GlobalAccessKind::Read && wrote) init_.markWritten(buf, elem);
+    if (!programRaces_.enabled()) return;
+    if (blockLinear_ != racesBlock_) {
+      programRaces_.beginBlock(blockLinear_);
+      racesBlock_ = blockLinear_;
+    }
+    sim::GlobalRace r;
+    bool found = false;
+    switch (kind) {
+      case sim::GlobalAccessKind::Read: found = programRaces_.onRead(buf, elem, thread, op.instr, r); break;
+      case sim::GlobalAccessKind::Write: found = programRaces_.onWrite(buf, elem, thread, op.instr, sameBytes, r); break;
+      default: found = programRaces_.onAtomic(buf, elem, thread, op.instr, op.acquire, op.release, wrote, r); break;
+    }
+    if (found) {  // kept for the end of the run; nothing more is checked for races
+      pendingRace_ = RuntimeError(op.op->loc, programRaceMessage(b, elem, r));
+      programRaces_.finish();
+      racesFound_ = true;
+      globalChecks_ = init_.any();
+      return;
+    }
+    if (!programRaces_.enabled()) noteRaceStop();
+  }
+
+  // At the end of the run: a race between programs found on the way stops it now. (The run went
+  // on after it, so that a fault later in the run, which stops it at once, is not hidden behind
+  // a race; the memory holds every program's writes.)
+  void throwPendingRace() const {
+    if (racesFound_) throw pendingRace_;
+  }
+
+  std::string programRaceMessage(const Buffer& b, int64_t elem, const sim::GlobalRace& r) const {
+    auto side = [&](const sim::GlobalAccess& a) {
+      const Op* at = prog_->instructions[static_cast<size_t>(a.instr)];
+      const char* verb = a.kind == sim::GlobalAccessKind::Read    ? "read it"
+                         : a.kind == sim::GlobalAccessKind::Write ? "wrote it"
+                         : a.kind == sim::GlobalAccessKind::Atomic ? "updated it atomically"
+                                                                   : "read it atomically";
+      return programStr(a.block) + ", " + threadStr(a.thread) + ", " + verb + " at " + locStr(at->loc) +
+             " (instruction " + std::to_string(a.instr) + ", " + mnemonic(at->kind) + ")";
+    };
+    return "global-memory race between programs: address " + elementStr(b, elem) + ": " + side(r.earlier) + ", and " +
+           side(r.later) + ", with nothing ordering them (no atomic release of the first program that the second "
+           "acquired before its access)";
+  }
+
   void execLdGlobal(Warp& w, const COp& op, uint32_t mask) {
     const MemOperands m = memOperands(w, op, false);
     Slot* out = &w.regs[op.out[0].off];
@@ -283,9 +399,15 @@ class MachineState {
           checkGroup(w, op, m, i, l, false);
           noteAccess(rec, g, l, m.addr[i]);
         }
-        for (uint32_t e = 0; e < m.vec; ++e)
-          out[i + e] = (on >> e & 1) ? sim::loadElement(globalElement(w, op, m, m.addr[i + e], l, false), m.dtype)
-                                     : (m.other ? m.other[i + e] : 0);
+        for (uint32_t e = 0; e < m.vec; ++e) {
+          if (!(on >> e & 1)) {
+            out[i + e] = m.other ? m.other[i + e] : 0;
+            continue;
+          }
+          const uint8_t* p = globalElement(w, op, m, m.addr[i + e], l, false);
+          if (globalChecks_) checkGlobal(w, op, m.addr[i + e], l, sim::GlobalAccessKind::Read);
+          out[i + e] = sim::loadElement(p, m.dtype);
+        }
       }
     });
     endRecords(rec);
@@ -306,9 +428,12 @@ class MachineState {
         noteAccess(rec, g, l, m.addr[i]);
         for (uint32_t e = 0; e < m.vec; ++e) {
           if (!(on >> e & 1)) continue;
-          pending_.push_back({globalElement(w, op, m, m.addr[i + e], l, true), m.value[i + e]});
+          uint8_t* dst = globalElement(w, op, m, m.addr[i + e], l, true);
+          pending_.push_back({dst, m.value[i + e]});
           uint64_t bits = 0;
           sim::storeElement(reinterpret_cast<uint8_t*>(&bits), m.dtype, m.value[i + e]);
+          if (globalChecks_)
+            checkGlobal(w, op, m.addr[i + e], l, sim::GlobalAccessKind::Write, true, std::memcmp(dst, &bits, m.elemBytes) == 0);
           const int reg = static_cast<int>(g * m.vec + e);
           if (conflicts_.onWrite(m.addr[i + e], op.instr, instance, w.id * 32 + l, reg, bits, conflict))
             writeConflictError(op, m, m.addr[i + e], conflict);
@@ -351,11 +476,18 @@ class MachineState {
         noteAccess(rec, r, l, m.addr[i]);
         uint8_t* p = globalElement(w, op, m, m.addr[i], l, true);
         const Slot old = sim::loadElement(p, m.dtype);
+        if (globalChecks_)  // a compare-and-swap that fails only reads
+          checkGlobal(w, op, m.addr[i], l, sim::GlobalAccessKind::Atomic,
+                      !cas || isFloat(m.dtype) || sim::asI(old) == sim::asI(cmp[i]));
         sim::storeElement(p, m.dtype, sim::atomicSlot(kind, m.dtype, old, m.value[i], cmp ? cmp[i] : 0));
         out[i] = old;
         ++result_.stats.atomics;
       }
     });
+    if (programRaces_.enabled()) {
+      programRaces_.endAtomicInstruction();
+      if (!programRaces_.enabled()) noteRaceStop();
+    }
     endRecords(rec);
   }
 

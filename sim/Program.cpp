@@ -18,6 +18,7 @@ class Compiler {
   explicit Compiler(Program& prog) : prog_(prog) {}
 
   void run(const Function& fn) {
+    fn_ = &fn;
     prog_.body.args = defineArgs(fn.body);
     compileRegion(fn.body, prog_.body, 1);
     prog_.slotsPerWarp = static_cast<uint32_t>(next_);
@@ -25,6 +26,7 @@ class Compiler {
 
  private:
   Program& prog_;
+  const Function* fn_ = nullptr;
   std::unordered_map<const Value*, ValRef> refs_;
   uint64_t next_ = 0;
 
@@ -71,6 +73,7 @@ class Compiler {
       prog_.instructions.push_back(&op);  // pre-order: the op before its regions' ops
       for (Value* v : op.operands) c.in.push_back(use(v, op));
       decodeAttrs(op, c);
+      if (op.kind == OpKind::AtomGlobal || op.kind == OpKind::AtomCasGlobal) decodeSync(op, c);
       c.regions.resize(op.regions.size());
       for (size_t k = 0; k < op.regions.size(); ++k) {
         c.regions[k].args = defineArgs(op.region(k));
@@ -79,6 +82,13 @@ class Compiler {
       // Results are defined after the regions (they are not visible inside them).
       for (const auto& res : op.results) c.out.push_back(define(res.get(), op.loc));
     }
+  }
+
+  // sem -> the atomic's place in the happens-before order between programs (sim/GlobalRaces.h).
+  void decodeSync(const Op& op, COp& c) const {
+    const std::string sem = op.hasAttr("sem") ? op.strAttr("sem") : "acq_rel";
+    c.release = sem == "acq_rel" || sem == "release";
+    c.acquire = (sem == "acq_rel" || sem == "acquire") && countUses(fn_->body, op.result()) > 0;
   }
 
   static void decodeAttrs(const Op& op, COp& c) {

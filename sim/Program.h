@@ -8,7 +8,9 @@
 //
 // Expects: a verified thread-level Function.
 // Guarantees: instruction ids equal instructionTable() (a pre-order walk); `maxDepth` bounds the
-// nesting of regions (the executor reserves its per-warp stacks with it, so they never grow).
+// nesting of regions (the executor reserves its per-warp stacks with it, so they never grow);
+// an atomic's acquire/release flags follow its `sem` (an acquire whose old value no op uses is
+// dropped: it could not tell the program what another program did).
 #pragma once
 
 #include <cstdint>
@@ -45,6 +47,9 @@ struct COp {
   CmpPred pred = CmpPred::Eq;    // cmp
   Slot constant = 0;             // constant: the value every register gets
   std::vector<int64_t> indices;  // permute
+  // atom_global / atom_cas_global, from `sem` (sim/GlobalRaces.h's ordering rule): release for
+  // acq_rel and release; acquire for acq_rel and acquire, only when the old value is used.
+  bool acquire = false, release = false;
 };
 
 struct CRegion {

@@ -15,8 +15,13 @@
 // barriers, a shuffle reading an inactive lane, a misaligned (vector) access — an internal
 // compiler error —, a write conflict (sim/WriteConflicts.h) and, when detection is on, a shared-memory race between threads of
 // different warps with no barrier between their accesses (naming both threads, both
-// instructions and both source lines). Nothing is read or written outside a buffer or outside
-// the block's shared memory.
+// instructions and both source lines), a global-memory race between programs (two blocks
+// touching one element, at least one plain write or one atomic against a plain access, with no
+// atomic release/acquire ordering them: sim/GlobalRaces.h, naming both programs, threads,
+// lines and the element; the first one found is thrown when the run ends, unless a fault
+// stopped it before) and, with initCheck, a read of an element of an empty() buffer no
+// program wrote yet. Nothing is read or written outside a buffer or outside the block's
+// shared memory.
 //
 // Choices a reader may need:
 //   - shared memory starts every block filled with 0xFF bytes (f32 NaN, i32 -1), so a read of
@@ -32,6 +37,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "frontend/Launch.h"
@@ -66,7 +72,11 @@ struct WarpAccess {
 
 struct ExecOptions {
   bool recordAccesses = true;  // fill ExecResult::accesses
-  bool detectRaces = true;     // shared-memory race detection
+  bool detectRaces = true;     // shared-memory races in a block and global-memory races between programs
+  bool initCheck = true;       // reads of empty() buffers' elements before any program wrote them
+  // The race detector between programs stops (with a note in ExecResult::notes, never an error)
+  // when its shadow state would pass this many bytes.
+  int64_t maxRaceShadowBytes = int64_t(256) << 20;
   int64_t maxBlocks = -1;      // run only the first N blocks (-1: all); for sampling
   bool traceWarps = false;     // fill ExecResult::traces (the timing model's input, sim/Timing.h)
   // > 0: a cap on what accesses and traces may hold. The run stops before a block that would
@@ -107,6 +117,7 @@ struct ExecResult {
   std::vector<WarpAccess> accesses;
   std::vector<WarpTrace> traces;  // traceWarps: one per warp per block run, block-major
   bool stoppedAtRecordCap = false;  // fewer blocks than asked ran: maxRecordBytes (stats.blocks ran)
+  std::vector<std::string> notes;   // what the run could not check (the race detector's stop), for the user
 };
 
 // Stable instruction ids: the op at index i of a pre-order walk of fn.body has id i (an op

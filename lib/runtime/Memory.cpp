@@ -21,6 +21,8 @@
 //                and v = a + b * z rounded to the dtype (an odd count drops the last sin).
 //       Arange:  v = a + i * b (double), rounded to the dtype.
 //       Full:    v = a rounded to the dtype.   Zeros: 0.
+//       Empty:   every byte 0xFF ("allocated, not initialized": f32 NaN, i32 -1, like the
+//                executor's fresh shared memory), so a read of it shows up as a wrong result.
 //   - f16/bf16 conversions round to nearest even, handle subnormals, infinities and NaN (NaN
 //     stays a quiet NaN with the sign kept).
 #include "runtime/Memory.h"
@@ -388,6 +390,9 @@ static void fillBuffer(Buffer& buf, const BufferSpec& spec) {
       break;
     case Fill::File:
       break;  // handled by fromLaunch
+    case Fill::Empty:
+      std::fill(buf.bytes.begin(), buf.bytes.end(), uint8_t(0xFF));
+      break;
   }
 }
 

@@ -7,6 +7,7 @@
 //   tl-thread kernels/softmax.tl --print-ir     # the layout snapshot, then the thread IR
 //   tl-thread kernels/softmax.tl --show-map x   # who owns which element of %x
 //   tl-thread kernels/matmul.tl --num-warps 8
+//   tl-thread my.tl --no-race-check             # skip the race checks (in a block, between programs)
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
                "(data moves between threads only at trans and reductions)");
   app.add_flag("--no-run", noRun, "Only compile (with the print options)");
   app.add_flag("--race-check,!--no-race-check", raceCheck,
-               "Check shared memory for races during the run (default: on; --no-race-check is faster)");
+               "Check for races during the run: shared memory between warps of a block, global memory between "
+               "programs (blocks) that no atomic release/acquire orders (default: on; --no-race-check is faster)");
   if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
   // --print-ir is the stage's whole story: the layout snapshot, then the thread IR.
   if (opts.printIR) printLayouts = printThread = true;
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
       out << "   tl-thread: " << tl::plural(res.stats.blocks, "block") << " x " << tl::plural(tc.numWarps, "warp") << ", "
           << res.stats.warpInstructions << " warp instructions, " << res.stats.barriers << " barriers in "
           << tl::formatMs(ms) << " (compile " << tl::formatMs(k.compileMs + lowerMs) << ")\n";
+    for (const std::string& note : res.notes) out << "   note: " << note << "\n";
     if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
     if (opts.noCheck && !opts.quiet) tl::printOutputSummary(memory, out);
     const tl::Engine scalar = tl::scalarEngine();
