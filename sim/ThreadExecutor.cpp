@@ -129,6 +129,7 @@ class Executor : public sim::exec::MachineState {
         result_.accesses.reserve(want);
       }
     }
+    throwPendingRace();  // a race between programs, found on the way (ExecutorMemory.h)
     return std::move(result_);
   }
 
