@@ -475,7 +475,10 @@ class Executor : public sim::exec::MachineState {
         break;
       }
       case OpKind::Log2: case OpKind::Cos: case OpKind::Sin: case OpKind::Floor: case OpKind::Ceil:
-      case OpKind::Erf: {
+      case OpKind::Erf:
+      case OpKind::Asin: case OpKind::Acos: case OpKind::Atan: case OpKind::Tan: case OpKind::Sinh: case OpKind::Cosh:
+      case OpKind::Tanh: case OpKind::Log10: case OpKind::Log1p: case OpKind::Expm1: case OpKind::Exp10:
+      case OpKind::Cbrt: case OpKind::Rcp: case OpKind::Trunc: case OpKind::Round: case OpKind::Rint: {
         const DType d = op.in[0].dtype;
         map1(w, op, mask, [&](Slot x) { return sim::unarySlot(op.kind, d, x); });
         break;
@@ -483,6 +486,7 @@ class Executor : public sim::exec::MachineState {
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
       case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
       case OpKind::Shl: case OpKind::Shr: case OpKind::Umulhi:
+      case OpKind::Atan2: case OpKind::Pow: case OpKind::Hypot:
         execBinary(w, op, mask);
         break;
       case OpKind::AtomGlobal: case OpKind::AtomCasGlobal: execAtom(w, op, mask); break;
