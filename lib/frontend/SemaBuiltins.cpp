@@ -160,7 +160,7 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   if (f == "log2" || f == "cos" || f == "sin" || f == "floor" || f == "ceil" || f == "erf") return builtinMath(e, f);
   static const std::set<std::string> kLibdeviceMath = {  // SemaMath.cpp (libdevice / tl.math)
       "asin", "acos", "atan", "tan", "sinh", "cosh", "tanh", "log10", "log1p", "expm1", "exp10", "cbrt", "rcp",
-      "trunc", "round", "rint", "nearbyint", "atan2", "pow", "hypot"};
+      "trunc", "round", "rint", "nearbyint", "atan2", "pow", "hypot", "isnan", "isinf", "isfinite", "signbit"};
   if (kLibdeviceMath.count(f)) return builtinMath(e, f);
   if (f == "fma") return builtinFma(e);
   if (f == "umulhi") return builtinUmulhi(e);

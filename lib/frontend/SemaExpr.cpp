@@ -222,7 +222,7 @@ const std::vector<std::string>& kernelBuiltins() {
       "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
       "cumsum", "cumprod", "associative_scan",
       "asin", "acos", "atan", "tan", "sinh", "cosh", "tanh", "log10", "log1p", "expm1", "exp10", "cbrt", "rcp",
-      "trunc", "round", "rint", "nearbyint", "atan2", "pow", "hypot"};
+      "trunc", "round", "rint", "nearbyint", "atan2", "pow", "hypot", "isnan", "isinf", "isfinite", "signbit"};
   return kNames;
 }
 

@@ -36,6 +36,28 @@ PyVal Sema::builtinMath(const Expr& e, const std::string& f) {
     }
     return PyVal::value(at(e.loc).binary(bin->second, x, y));
   }
+  // libdevice's isnan, isinf, isfinite, signbit: i1 results, built from comparisons (the IR has
+  // no bit casts): isnan(x) = x != x (ne is true on NaN), isinf(x) = |x| == inf, isfinite(x) =
+  // |x| < inf (false on NaN), signbit(x) = x < 0 or (x == 0 and 1/x < 0), so signbit(-0) is
+  // true; the sign bit of a NaN is not seen (signbit(NaN) is false). Ints are compared as f32.
+  if (f == "isnan" || f == "isinf" || f == "isfinite" || f == "signbit") {
+    if (!bindArgs(e, f, {"x"}, 1, a)) return PyVal::poison();
+    const PyVal& x = a.vals[0];
+    if (!x.isConst() && !(x.isValue() && !x.v->type.isPtr))
+      return fail(a.locs[0], f + "() needs a number or a tile, got " + describe(x));
+    Value* v = toValue(x, a.locs[0]);
+    if (!isFloat(v->type.dtype)) v = convert(v, DType::F32, e.loc);
+    Builder& b = at(e.loc);
+    const Type t = v->type;
+    auto c = [&](double k) { return b.constFloat(t, k); };
+    if (f == "isnan") return PyVal::value(b.cmp("ne", v, v));
+    if (f == "isinf") return PyVal::value(b.cmp("eq", b.unary(OpKind::Abs, v), c(INFINITY)));
+    if (f == "isfinite") return PyVal::value(b.cmp("lt", b.unary(OpKind::Abs, v), c(INFINITY)));
+    Value* neg = b.cmp("lt", v, c(0.0));
+    Value* negZero =
+        b.binary(OpKind::And, b.cmp("eq", v, c(0.0)), b.cmp("lt", b.binary(OpKind::Div, c(1.0), v), c(0.0)));
+    return PyVal::value(b.binary(OpKind::Or, neg, negZero));
+  }
   if (!bindArgs(e, f, {"x"}, 1, a)) return PyVal::poison();
   const PyVal& x = a.vals[0];
   if (!x.isConst() && !(x.isValue() && !x.v->type.isPtr))

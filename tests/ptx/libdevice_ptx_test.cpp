@@ -1,6 +1,7 @@
 // The libdevice / tl.math float functions through tl-ptx (tests/thread/kernels/libdevice_ops.tl):
 // ptxas accepts the PTX at num_warps 1 and 4; every function is inlined (CodegenOps.cpp's
-// formulas: no call to a math library, which tilelab does not link); the roundings are the
+// formulas: no call to a math library, which tilelab does not link), and so do the predicates
+// isnan ... signbit (comparisons); the roundings are the
 // cvt instructions they are meant to be, pow works in f64, the rest use ex2/lg2.approx. (Their
 // accuracy on the GPU: `tl-ptx tests/thread/kernels/libdevice_ops.tl` compares every output with
 // tl-scalar's libm results.)
@@ -11,10 +12,10 @@
 namespace tl::ptxtest {
 namespace {
 
-PtxResult libdevicePTX(int numWarps) {
+PtxResult libdevicePTX(int numWarps, const std::string& stem = "libdevice_ops") {
   std::ostringstream err;
-  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/tests/thread/kernels/libdevice_ops.tl", {}, err);
-  if (!k) throw std::runtime_error("libdevice_ops: " + err.str());
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/tests/thread/kernels/" + stem + ".tl", {}, err);
+  if (!k) throw std::runtime_error(stem + ": " + err.str());
   ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, numWarps);
   return compileToPTX(*tc.threadIR);
 }
@@ -35,6 +36,18 @@ TEST(LibdevicePtx, AssemblesInlineWithTheExpectedInstructions) {
     EXPECT_TRUE(contains(r.ptx, "sqrt.rn.f32")) << r.ptx;      // asin, acos, hypot
     EXPECT_TRUE(contains(r.ptx, "div.rn.f64")) << r.ptx;       // pow's log2 in f64
     EXPECT_TRUE(contains(r.ptx, "fma.rn.f64")) << r.ptx;
+  }
+}
+
+// isnan, isinf, isfinite, signbit are comparisons (libdevice_predicates.tl).
+TEST(LibdevicePtx, PredicatesAssemble) {
+  TL_REQUIRE_PTXAS();
+  for (int nw : {1, 4}) {
+    PtxResult r = libdevicePTX(nw, "libdevice_predicates");
+    PtxasInfo info = runPtxas(r.ptx, "sm_90");
+    ASSERT_TRUE(info.ran) << info.skipped;
+    EXPECT_TRUE(info.ok) << info.log << "\n" << r.ptx;
+    EXPECT_TRUE(contains(r.ptx, "setp.")) << r.ptx;
   }
 }
 

@@ -213,5 +213,29 @@ TEST(Libdevice, ConstantsFold) {
   }
 }
 
+// isnan, isinf, isfinite, signbit: i1 results, every engine, on the edge values (signbit of
+// -0 is true; of a NaN false: the IR has no bit casts, docs in SemaMath.cpp).
+TEST(Libdevice, Predicates) {
+  const std::vector<float> xs = {kNan, kInf, -kInf, 0.0f, -0.0f, 1e-40f, -1e-40f, 3e38f, -3e38f, 1.0f, -1.0f};
+  auto prepare = [&](Memory& m) {
+    for (size_t i = 0; i < xs.size(); ++i) m.find("x_ptr")->setF(int64_t(i), xs[i]);
+  };
+  int checked = 0;
+  forEachEngine("libdevice_predicates", {}, prepare, [&](const Memory& m, const std::string& engine) {
+    const Buffer& x = *m.find("x_ptr");
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const float v = float(x.getF(i));
+      const bool sign = std::isnan(v) ? false : std::signbit(v);
+      ASSERT_EQ(m.find("isnan_ptr")->getI(i), std::isnan(v) ? 1 : 0) << engine << " " << v;
+      ASSERT_EQ(m.find("isinf_ptr")->getI(i), std::isinf(v) ? 1 : 0) << engine << " " << v;
+      ASSERT_EQ(m.find("isfinite_ptr")->getI(i), std::isfinite(v) ? 1 : 0) << engine << " " << v;
+      ASSERT_EQ(m.find("signbit_ptr")->getI(i), sign ? 1 : 0) << engine << " " << v;
+    }
+    EXPECT_EQ(m.find("signbit_ptr")->getI(4), 1) << engine;  // -0
+    ++checked;
+  });
+  EXPECT_EQ(checked, 6);
+}
+
 }  // namespace
 }  // namespace tl::newops
