@@ -85,11 +85,12 @@ void GlobalRaceDetector::beginBlock(int64_t block) {
 GlobalRaceDetector::Shadow* GlobalRaceDetector::newPage(int buf, int64_t elem) {
   Buf& b = bufs_[static_cast<size_t>(buf)];
   std::unique_ptr<Shadow[]>& page = b.pages[static_cast<size_t>(elem >> kPageBits)];
-  const int64_t n = int64_t(1) << kPageBits;
+  const int64_t full = int64_t(1) << kPageBits, start = elem & ~(full - 1);
+  const int64_t n = std::min(full, b.numel - start);  // a small buffer gets a small page
   if (!charge(n * int64_t(sizeof(Shadow)), "at buffer '" + b.name + "', " + std::to_string(b.numel) + " elements"))
     return nullptr;
   page.reset(new Shadow[static_cast<size_t>(n)]);
-  return &page[static_cast<size_t>(elem & (n - 1))];
+  return &page[static_cast<size_t>(elem - start)];
 }
 
 GlobalAccess GlobalRaceDetector::describe(const Access& a, GlobalAccessKind kind) {
