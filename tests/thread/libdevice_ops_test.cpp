@@ -156,7 +156,9 @@ TEST(Libdevice, RoundingAndSpecialValues) {
 
 // libdevice.X and tl.math.X are one built-in; the functions refuse pointers with a located error.
 std::unique_ptr<CompiledKernel> compileBody(const std::string& body, std::string& errors) {
-  const std::string path = ::testing::TempDir() + "/libdevice_frontend.tl";
+  // One file per test: ctest runs the tests of this executable in parallel processes.
+  const std::string path = ::testing::TempDir() + "/libdevice_frontend_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".tl";
   {
     std::ofstream out(path);
     out << "import triton\nimport triton.language as tl\nfrom triton.language.extra import libdevice\n\n"
@@ -184,7 +186,7 @@ TEST(Libdevice, FrontEndNamesAndErrors) {
   EXPECT_EQ(pow, 1);
   auto b = compileBody("    tl.store(y_ptr + offs, libdevice.atan2(x_ptr + offs, x))\n", errors);
   EXPECT_FALSE(b);
-  EXPECT_NE(errors.find("libdevice_frontend.tl:10:"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("libdevice_frontend_FrontEndNamesAndErrors.tl:10:"), std::string::npos) << errors;
   EXPECT_NE(errors.find("atan2() needs numbers or tiles"), std::string::npos) << errors;
   auto c = compileBody("    tl.store(y_ptr + offs, libdevice.asin(x_ptr))\n", errors);
   EXPECT_FALSE(c);
