@@ -322,6 +322,9 @@ std::optional<std::string> verifyOp(const Op& op) {
     case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Sqrt: case OpKind::Rsqrt:
     case OpKind::Sigmoid: case OpKind::Log2: case OpKind::Cos: case OpKind::Sin: case OpKind::Floor:
     case OpKind::Ceil: case OpKind::Erf:
+    case OpKind::Asin: case OpKind::Acos: case OpKind::Atan: case OpKind::Tan: case OpKind::Sinh: case OpKind::Cosh:
+    case OpKind::Tanh: case OpKind::Log10: case OpKind::Log1p: case OpKind::Expm1: case OpKind::Exp10:
+    case OpKind::Cbrt: case OpKind::Rcp: case OpKind::Trunc: case OpKind::Round: case OpKind::Rint:
       if (c.operands(1, 1) && c.results(1) && c.sameType(opd(0), res(), "operand/result"))
         if (res().isPtr || !isFloat(res().dtype)) c.fail("needs a float operand, got " + str(res()));
       break;
@@ -341,6 +344,11 @@ std::optional<std::string> verifyOp(const Op& op) {
           c.sameType(opd(0), res(), "operand/result"))
         if (res().isPtr || (res().dtype != DType::I32 && res().dtype != DType::I64))
           c.fail("needs i32 or i64 operands, got " + str(res()));
+      break;
+    case OpKind::Atan2: case OpKind::Pow: case OpKind::Hypot:
+      if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
+          c.sameType(opd(0), res(), "operand/result"))
+        if (res().isPtr || !isFloat(res().dtype)) c.fail("needs float operands, got " + str(res()));
       break;
     case OpKind::Fma:
       if (c.operands(3, 3) && c.results(1) && c.sameType(opd(0), opd(1), "operand") && c.sameType(opd(0), opd(2), "operand") &&
@@ -426,6 +434,13 @@ std::optional<std::string> verifyOp(const Op& op) {
       }
       break;
     }
+    case OpKind::Scan:  // BlockOps.def: the operand's type, layout included
+      if (!(c.operands(1, 1) && c.results(1))) break;
+      if (!opd(0).isTile() || !isArith(opd(0))) { c.fail("operand must be an int or float tile, got " + str(opd(0))); break; }
+      if (c.strAttrIn("kind", {"sum", "prod", "max", "min"}) && c.intAttrIn("axis", 0, opd(0).rank() - 1) &&
+          c.intAttrIn("reverse", 0, 1))
+        c.sameType(res(), opd(0), "result/operand");
+      break;
     case OpKind::Dot: {
       if (!(c.operands(3, 3) && c.results(1))) break;
       const Type &a = opd(0), &b = opd(1), &acc = opd(2);

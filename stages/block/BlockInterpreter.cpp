@@ -35,6 +35,8 @@
 //     f16/bf16 sums are accumulated in f32 and rounded once at the end. max/min use the
 //     maximum/minimum rules (NaN propagates); their result does not depend on the order.
 //   - argmax: the first index of the maximum; a NaN counts as the maximum (the first NaN wins).
+//   - scan: the reference's sequential order along the axis (from index 0, or from the end with
+//     reverse), each step rounded to the dtype, so it matches tl-scalar bit for bit.
 //   - dot: out[i][j] = acc[i][j] + a[i][0]*b[0][j] + a[i][1]*b[1][j] + ..., in f32, added in k
 //     order, every product and sum rounded (no FMA: built with -ffp-contract=off), so it
 //     matches the reference exactly (the loops run i-k-j so the innermost one vectorizes).
@@ -116,6 +118,7 @@ struct Step {
   double floatValue = 0;       // float constant
   Pred pred = Pred::Eq;        // cmp
   ReduceKind reduceKind = ReduceKind::Sum;  // reduce
+  block::ScanKind scanKind = block::ScanKind::Sum;  // scan (reverse in intValue)
   int64_t steps = 1;           // what the op costs of the run's budget (runtime/Budget.h)
   std::vector<Block> regions;  // for: body; if: then, else
   // yield: operand k is defined directly in the yielding region and not yielded twice, so its
@@ -185,6 +188,14 @@ class Planner {
         s.axis = op.intAttr("axis");
         s.reduceKind = parseReduceKind(op.strAttr("kind"));
         break;
+      case OpKind::Scan: {
+        const std::string& k = op.strAttr("kind");
+        s.axis = op.intAttr("axis");
+        s.intValue = op.intAttr("reverse");
+        s.scanKind = k == "prod" ? block::ScanKind::Prod : k == "max" ? block::ScanKind::Max
+                     : k == "min" ? block::ScanKind::Min : block::ScanKind::Sum;
+        break;
+      }
       case OpKind::Constant:
         if (isFloat(op.result()->type.dtype)) s.floatValue = op.floatAttr("value");
         else s.intValue = op.intAttr("value");
@@ -753,6 +764,7 @@ class Engine {
       case OpKind::Store: execStore(s); break;
       case OpKind::Reduce: block::reduce(s.reduceKind, static_cast<int>(s.axis), in(0), *out); break;
       case OpKind::Argmax: block::argmax(static_cast<int>(s.axis), in(0), *out); break;
+      case OpKind::Scan: block::scan(s.scanKind, static_cast<int>(s.axis), s.intValue != 0, in(0), *out); break;
       case OpKind::Dot: block::dot(in(0), in(1), in(2), *out); break;
       case OpKind::For: execFor(s); break;
       case OpKind::If: execIf(s); break;

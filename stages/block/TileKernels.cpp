@@ -503,6 +503,45 @@ void argmax(int axis, const Tile& in, Tile& out) {
   });
 }
 
+void scan(ScanKind kind, int axis, bool reverse, const Tile& in, Tile& out) {
+  withStorage(in.storage, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<T, uint64_t>) {
+      const T* __restrict x = in.data<T>();
+      T* __restrict y = out.data<T>();
+      const bool along0 = in.rank == 2 && axis == 0;  // columns: stride cols; otherwise rows: stride 1
+      const int64_t lines = along0 ? in.cols : in.rows, len = along0 ? in.rows : in.cols;
+      const int64_t stride = along0 ? in.cols : 1, lineStep = along0 ? 1 : in.cols;
+      const bool narrow = in.dtype == DType::F16 || in.dtype == DType::BF16;
+      auto run = [&](auto combine) {
+        for (int64_t l = 0; l < lines; ++l) {
+          const int64_t base = l * lineStep;
+          for (int64_t j = 0; j < len; ++j) {
+            const int64_t k = reverse ? len - 1 - j : j, at = base + k * stride;
+            if (j == 0) {
+              y[at] = x[at];
+              continue;
+            }
+            T v = combine(y[base + (reverse ? k + 1 : k - 1) * stride], x[at]);
+            if constexpr (kIsFloat<T>)
+              if (narrow) v = roundFloat(v, in.dtype);
+            y[at] = v;
+          }
+        }
+      };
+      switch (kind) {
+        case ScanKind::Sum: run([](auto p, auto q) { return combineSum(p, q); }); break;
+        case ScanKind::Prod: run([](auto p, auto q) {
+          if constexpr (kIsFloat<decltype(p)>) return p * q;
+          else return wrapMul(p, q);
+        }); break;
+        case ScanKind::Max: run([](auto p, auto q) { return combineMax(p, q); }); break;
+        case ScanKind::Min: run([](auto p, auto q) { return combineMin(p, q); }); break;
+      }
+    }
+  });
+}
+
 void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out) {
   const int64_t M = a.rows, K = a.cols, N = b.cols;
   const float* __restrict A = a.f32.data();

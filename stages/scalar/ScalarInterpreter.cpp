@@ -42,6 +42,10 @@
 //       max/min: acc = maximum(acc, xk) / minimum(acc, xk) with the elementwise rules above.
 //     argmax: the first index holding the maximum; a NaN counts as the maximum (the first NaN
 //     wins); +0 and -0 are equal (the first wins).
+//   - scan along an axis (inclusive): out[0] = x[0], out[k] = out[k-1] kind x[k] for k = 1, 2,
+//     ... (reverse: out[n-1] = x[n-1], out[k] = out[k+1] kind x[k], k = n-2 .. 0), each step
+//     the elementwise add / mul / maximum / minimum in the element dtype (ints wrap; f16/bf16
+//     rounded after every step), so float sums are ((x0 + x1) + x2) + ... in that order.
 //   - dot: out[m][n] = acc[m][n] + a[m][0]*b[0][n] + a[m][1]*b[1][n] + ... in increasing k, with
 //     a and b converted to f32 and every product and every sum rounded to f32 (no fused
 //     multiply-add).
@@ -93,6 +97,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "ir/Builder.h"  // reducedShape (scan)
 #include "ir/Verifier.h"
 
 // dot's "every product and every sum rounded to f32" must not be contracted into an FMA.
@@ -263,6 +268,7 @@ class ScalarInterpreter {
       case OpKind::Store: execStore(op); break;
       case OpKind::Reduce: execReduce(op); break;
       case OpKind::Argmax: execArgmax(op); break;
+      case OpKind::Scan: execScan(op); break;
       case OpKind::Dot: execDot(op); break;
       case OpKind::For: execFor(op); break;
       case OpKind::If: execIf(op); break;
@@ -656,6 +662,28 @@ class ScalarInterpreter {
         }
       }
       out.elems[static_cast<size_t>(o)] = intScalar(DType::I32, static_cast<int64_t>(best));
+    });
+    stats_.elementOps += in.type.numel();
+    set(op.result(), std::move(out));
+  }
+
+  void execScan(const Op& op) {
+    const Tile& in = get(op, 0);
+    const std::string& kind = op.strAttr("kind");
+    const int axis = static_cast<int>(op.intAttr("axis"));
+    const bool reverse = op.intAttr("reverse") != 0;
+    const OpKind step = kind == "sum" ? OpKind::Add : kind == "prod" ? OpKind::Mul : kind == "max" ? OpKind::Maximum : OpKind::Minimum;
+    Tile out = emptyLike(op.result()->type);
+    forEachReduction(in.type.shape, axis, reducedShape(in.type.shape, axis), [&](int64_t, const std::vector<int64_t>& members) {
+      const size_t n = members.size();
+      bool unusedDivByZero = false;
+      for (size_t j = 0; j < n; ++j) {
+        const size_t k = reverse ? n - 1 - j : j;
+        const size_t e = static_cast<size_t>(members[k]);
+        out.elems[e] = j == 0 ? in.elems[e]
+                              : binaryScalar(step, out.elems[static_cast<size_t>(members[reverse ? k + 1 : k - 1])], in.elems[e],
+                                             unusedDivByZero);
+      }
     });
     stats_.elementOps += in.type.numel();
     set(op.result(), std::move(out));
