@@ -165,12 +165,15 @@ inline std::unique_ptr<Function> buildKitchenSink() {
   // elementwise
   Value* u = x;
   for (OpKind k : {OpKind::Neg, OpKind::Exp, OpKind::Exp2, OpKind::Log, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Abs,
-                   OpKind::Sigmoid, OpKind::Log2, OpKind::Cos, OpKind::Sin, OpKind::Floor, OpKind::Ceil, OpKind::Erf}) {
+                   OpKind::Sigmoid, OpKind::Log2, OpKind::Cos, OpKind::Sin, OpKind::Floor, OpKind::Ceil, OpKind::Erf,
+                   OpKind::Asin, OpKind::Acos, OpKind::Atan, OpKind::Tan, OpKind::Sinh, OpKind::Cosh, OpKind::Tanh,
+                   OpKind::Log10, OpKind::Log1p, OpKind::Expm1, OpKind::Exp10, OpKind::Cbrt, OpKind::Rcp, OpKind::Trunc,
+                   OpKind::Round, OpKind::Rint}) {
     at(b); u = b.unary(k, u);
   }
   at(b); u = b.fma(u, x2, x);
   for (OpKind k : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Rem, OpKind::Maximum,
-                   OpKind::Minimum}) {
+                   OpKind::Minimum, OpKind::Atan2, OpKind::Pow, OpKind::Hypot}) {
     at(b); u = b.binary(k, u, x2);
   }
   Value* iv = off;
@@ -198,6 +201,8 @@ inline std::unique_ptr<Function> buildKitchenSink() {
   at(b); b.reduce("max", sel, 0);
   at(b); Value* total = b.reduce("min", rowSum, 0);
   at(b); b.argmax(sel, 1);
+  at(b); b.scan("sum", sel, 1, false);
+  at(b); b.scan("max", rowSum, 0, true);
   at(b); b.argmax(rowSum, 0);
   at(b); Value* a16 = b.convert(sel, DType::F16);
   at(b); Value* zero = b.constFloat(Type::tile(DType::F32, sq), 0.0);

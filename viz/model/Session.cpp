@@ -316,7 +316,10 @@ class Pipeline {
     if (!guarded(file_.get(), data_->errors, "thread pipeline", [&] {
           ThreadCompileOptions to;
           to.keepLayouts = in_.keepLayouts;
-          setTargetGpu(loadGpu(in_.gpu));  // the shared-memory limit the pipeline checks
+          // The GPU whose shared-memory limit the pipeline checks. An unknown GPU is the
+          // simulation step's error (reported there); the code is still compiled and shown.
+          const std::vector<std::string> gpus = listGpus();
+          if (std::find(gpus.begin(), gpus.end(), in_.gpu) != gpus.end()) setTargetGpu(loadGpu(in_.gpu));
           tc = compileToThreadIR(*blockIR_, data_->launch, to);
         })) {
       data_->stages[1] = stageText("block IR", printFunction(*blockIR_), LinkFormat::IR);
