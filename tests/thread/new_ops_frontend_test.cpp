@@ -11,7 +11,9 @@ namespace {
 
 // Compiles `body` as the body of a one-program kernel with x_ptr (f32), i_ptr (i32) and n (i32).
 std::unique_ptr<CompiledKernel> compileBody(const std::string& body, std::string& errors) {
-  const std::string path = ::testing::TempDir() + "/new_ops_frontend.tl";
+  // One file per test: ctest runs the tests of this file in parallel processes.
+  const std::string path = ::testing::TempDir() + "/new_ops_frontend." +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".tl";
   {
     std::ofstream out(path);
     out << "@launch(grid=(1,), x_ptr=zeros(8, output=True), i_ptr=zeros(8, dtype=i32, output=True), n=3)\n"
