@@ -556,10 +556,12 @@ std::string describe(const Function& src, const Function& kernel, const KernelPl
     if (std::find(list.begin(), list.end(), s) == list.end()) list.push_back(s);
   };
   walk(kernel.body, [&](Op& op) {
-    if (op.kind != OpKind::Load && op.kind != OpKind::Store) return;
+    const bool atomic = op.kind == OpKind::AtomicRMW || op.kind == OpKind::AtomicCAS;  // reads and writes
+    if (op.kind != OpKind::Load && op.kind != OpKind::Store && !atomic) return;
     int b = bufferOf(kernel, op.operand(0));
     std::string name = b >= 0 ? kernel.params[b].name : "?";
-    add(op.kind == OpKind::Load ? reads : writes, name);
+    if (op.kind != OpKind::Store) add(reads, name);
+    if (op.kind != OpKind::Load) add(writes, name);
   });
   auto join = [](const std::vector<std::string>& l) {
     std::string s;

@@ -142,6 +142,24 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, UnfuseKernel, ::testing::Combine(::testing:
                            return std::get<0>(info.param) + (std::get<1>(info.param) ? "_ragged" : "_default");
                          });
 
+// An atomic's unfused kernel reads and writes its buffer (it was described as writing nothing).
+TEST(Unfuse, AtomicKernelsReadAndWriteTheirBuffer) {
+  auto k = compileFile(std::string(TL_SOURCE_DIR) + "/tests/thread/kernels/histogram_unfused.tl");
+  ASSERT_TRUE(k);
+  UnfusedKernels u = unfuse(*k->ir, k->launch);
+  int atomics = 0;
+  for (const auto& d : u.descriptions) {
+    if (d.find(": atomic_rmw at") == std::string::npos) continue;
+    ++atomics;
+    const size_t w = d.find("; writes ");
+    ASSERT_NE(w, std::string::npos) << d;
+    EXPECT_EQ(d.find("; writes -"), std::string::npos) << d;
+    const std::string written = d.substr(w + 9);
+    EXPECT_NE(d.substr(0, w).find(written.substr(0, written.find(','))), std::string::npos) << "read too: " << d;
+  }
+  EXPECT_GE(atomics, 2);
+}
+
 // The softmax as PyTorch runs it: max, sub, exp, sum, div.
 TEST(Unfuse, SoftmaxKernelList) {
   auto k = compileFile(kernelFile("softmax"));
