@@ -2,7 +2,8 @@
 # Issue 12 on the GPU: every kernel in Triton's spelling (kernels/triton/*.tl, and the real
 # Triton kernels of tests/external/*.tl) compiled by tl-ptx, run on the GPU and checked against
 # tl-scalar, at the launch's num_warps and at 1 and 8 warps; then once more under
-# compute-sanitizer (memcheck), which reports any access outside an allocation.
+# compute-sanitizer (memcheck), which reports any access outside an allocation. Then the test
+# kernels of the new ops (tests/thread/kernels).
 #   device run: bash bench/gpu/triton_h200.sh gpu-carry/tl-ptx.gz   (carry: gpu-carry)
 # The table: $OUT/triton_summary.txt (kernel, case, exit status, the PASS/FAIL/error lines); every
 # case's full output: $OUT/triton_logs.tgz (<kernel>.<case>.txt). A kernel the CPU stages refuse
@@ -34,6 +35,28 @@ for k in kernels/triton/*.tl tests/external/*.tl; do
     run "$k" memcheck compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/tl-ptx "$k" --check-stage scalar
   fi
 done
+# The new ops' own test kernels (issue 12): elementwise and libdevice formulas against libm,
+# while, atomics (contended and not, a lock), scans, hints (a hinted copy at two bases, and
+# unhinted). Not while_forever.tl: it never ends by design.
+extra() {  # case name, kernel, options...
+  local name=$1 k=$2
+  shift 2
+  run "$k" "$name" /tmp/tl-ptx "$k" --check-stage scalar "$@"
+}
+K=tests/thread/kernels
+for k in new_elementwise new_intops while_data atomic_lock libdevice_predicates scan_1d scan_2d scan_slice; do
+  [ -f "$K/$k.tl" ] && extra default "$K/$k.tl"
+done
+extra warps1 $K/atomic_counter.tl --num-warps 1
+extra warps8 $K/atomic_counter.tl --num-warps 8
+extra contended $K/atomic_contention.tl
+extra spread $K/atomic_contention.tl --set CONTENDED=0
+extra warps1 $K/libdevice_ops.tl --num-warps 1
+extra warps4 $K/libdevice_ops.tl --num-warps 4
+extra hint $K/hint_copy.tl --set HINT=1
+extra hint_base256 $K/hint_copy.tl --set HINT=1 --set BASE=256
+extra nohint $K/hint_copy.tl --set HINT=0
+extra default tests/simreport/kernels/histogram_atomics.tl
 tar czf "$OUT/triton_logs.tgz" -C "$logs" .
 cat "$summary"
 echo "== cases: $(wc -l < "$summary"), rc=0: $(grep -c 'rc=0 ' "$summary")"
