@@ -29,7 +29,7 @@ struct ValueMask {
                        // or the value a masked store writes)
   bool store = false;  // the mask of a store (else of a load)
   Loc loc;             // the load / store
-  bool inLoop = false; // inside a for: the last iteration's mask
+  bool inLoop = false; // inside a for or a while: the last iteration's mask
   Shape shape;
   int64_t numel = 0;
   int64_t blocks = 0;        // blocks probed: the first `blocks` programs in grid order
