@@ -324,6 +324,18 @@ class MachineState {
 
   // One global element `op` touches at `addr` (just resolved by globalElement: lastBuffer_).
   // Loads and atomics read it: initcheck first. Then the race check between programs.
+  // Whether `bytes` bytes at p equal the low bytes of bits (little-endian, as storeElement packs them).
+  static bool sameBytes(const uint8_t* p, uint64_t bits, uint32_t bytes) {
+    uint64_t cur = 0;
+    switch (bytes) {
+      case 1: cur = *p; break;
+      case 2: { uint16_t v; std::memcpy(&v, p, 2); cur = v; break; }
+      case 4: { uint32_t v; std::memcpy(&v, p, 4); cur = v; break; }
+      default: std::memcpy(&cur, p, 8); break;
+    }
+    return cur == bits;
+  }
+
   // `wrote`: an atomic changed memory (a failed compare-and-swap did not); `sameBytes`: a store
   // writes the bytes the element holds now.
   void checkGlobal(const Warp& w, const COp& op, uint64_t addr, int lane, sim::GlobalAccessKind kind, bool wrote = true,
@@ -433,7 +445,7 @@ class MachineState {
           uint64_t bits = 0;
           sim::storeElement(reinterpret_cast<uint8_t*>(&bits), m.dtype, m.value[i + e]);
           if (globalChecks_)
-            checkGlobal(w, op, m.addr[i + e], l, sim::GlobalAccessKind::Write, true, std::memcmp(dst, &bits, m.elemBytes) == 0);
+            checkGlobal(w, op, m.addr[i + e], l, sim::GlobalAccessKind::Write, true, sameBytes(dst, bits, m.elemBytes));
           const int reg = static_cast<int>(g * m.vec + e);
           if (conflicts_.onWrite(m.addr[i + e], op.instr, instance, w.id * 32 + l, reg, bits, conflict))
             writeConflictError(op, m, m.addr[i + e], conflict);

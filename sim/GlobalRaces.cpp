@@ -97,13 +97,6 @@ GlobalAccess GlobalRaceDetector::describe(const Access& a, GlobalAccessKind kind
   return GlobalAccess{int64_t(a.block), int(a.info & 1023u), int(a.info >> 11), kind};
 }
 
-bool GlobalRaceDetector::race(const Access& earlier, GlobalAccessKind earlierKind, const Access& later,
-                              GlobalAccessKind laterKind, GlobalRace& out) const {
-  if (earlier.block == kNone || ordered(earlier)) return false;
-  out = GlobalRace{describe(earlier, earlierKind), describe(later, laterKind)};
-  return true;
-}
-
 // Keeps x as a reader: readers that happened before x are dropped (a write ordered after x is
 // ordered after them too), unless x is an atomic read and they are plain (a later atomic write
 // must still be checked against them); two concurrent readers are kept, the older forgotten.

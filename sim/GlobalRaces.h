@@ -141,7 +141,12 @@ class GlobalRaceDetector {
     return a.info & kAtomicBit ? GlobalAccessKind::AtomicRead : GlobalAccessKind::Read;
   }
   bool race(const Access& earlier, GlobalAccessKind earlierKind, const Access& later, GlobalAccessKind laterKind,
-            GlobalRace& out) const;
+            GlobalRace& out) const {
+    if (earlier.block == kNone || ordered(earlier)) [[likely]]
+      return false;
+    out = GlobalRace{describe(earlier, earlierKind), describe(later, laterKind)};
+    return true;
+  }
   void addReader(Shadow& s, const Access& x);
   void acquire(uint64_t key);
   void release(uint64_t key);
