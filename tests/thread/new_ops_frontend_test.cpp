@@ -46,7 +46,7 @@ TEST(NewOpsFrontEnd, Errors) {
     auto k = compileBody(c.body, errors);
     EXPECT_FALSE(k) << c.body;
     EXPECT_NE(errors.find(c.message), std::string::npos) << c.body << errors;
-    EXPECT_NE(errors.find("new_ops_frontend.tl:" + std::to_string(c.line) + ":"), std::string::npos) << errors;
+    EXPECT_NE(errors.find(".tl:" + std::to_string(c.line) + ":"), std::string::npos) << errors;
   }
 }
 
