@@ -222,7 +222,12 @@ class MachineState {
              (shared ? "shared byte offsets" : "addresses") + " starting at a multiple of " + std::to_string(groupBytes) +
              " bytes, got [" + addrs + "]";
     }
-    fail(op, msg + where(w, lane, op) + ", register " + std::to_string(i % m.n));
+    // The vector width came from what the axis analysis proved or from what a hint promised; a
+    // user's hint that is false at run time reaches here too (tests/triton/repro).
+    const std::string hint = shared ? ""
+                                    : "; if a tl.multiple_of / tl.max_contiguous hint promised these addresses, the hint "
+                                      "is false here (a GPU reads the vector from the first address)";
+    fail(op, msg + where(w, lane, op) + ", register " + std::to_string(i % m.n) + hint);
   }
 
   // The host bytes of one global element, or a RuntimeError like the interpreters'.
