@@ -335,7 +335,7 @@ PyVal Sema::builtinZerosFull(const Expr& e, const std::string& f) {
 }
 
 // Triton's cache and eviction hints: accepted (strings / a bool); tilelab's memory model does not use them.
-static bool cacheHintsOk(Sema& s, const Sema::Args& a, size_t from, const std::string& f, std::string& why) {
+static bool cacheHintsOk(const Sema::Args& a, size_t from, const std::string& f, std::string& why) {
   for (size_t k = from; k < a.vals.size(); ++k) {
     if (!a.has(k)) continue;
     const PyVal& v = a.vals[k];
@@ -354,7 +354,7 @@ PyVal Sema::builtinLoad(const Expr& e) {
                             "eviction_policy", "volatile"}, 1, a))
     return PyVal::poison();
   std::string why;
-  if (!cacheHintsOk(*this, a, 5, "load", why)) return fail(e.loc, why);
+  if (!cacheHintsOk(a, 5, "load", why)) return fail(e.loc, why);
   const PyVal& p = a.vals[0];
   if (p.kind == PyVal::Kind::BlockPtr) return loadBlockPtr(e, a);
   if (a.has(3) || a.has(4))
@@ -392,7 +392,7 @@ PyVal Sema::builtinStore(const Expr& e) {
   if (!bindArgs(e, "store", {"pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"}, 2, a))
     return PyVal::poison();
   std::string why;
-  if (!cacheHintsOk(*this, a, 4, "store", why)) return fail(e.loc, why);
+  if (!cacheHintsOk(a, 4, "store", why)) return fail(e.loc, why);
   const PyVal& p = a.vals[0];
   if (p.kind == PyVal::Kind::BlockPtr) return storeBlockPtr(e, a);
   if (a.has(3)) return fail(a.locs[3], "boundary_check= is for block pointers (tl.make_block_ptr); for a tile of pointers use mask=");
