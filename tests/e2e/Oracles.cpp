@@ -7,6 +7,8 @@
 // kernels, so that a wrong kernel or a wrong stage shows up as a mismatch.
 #include "Oracles.h"
 
+#include "OracleSupport.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -37,12 +39,6 @@ double floatArg(const LaunchConfig& launch, const std::string& name) {
   return isFloat(it->second.dtype) ? it->second.f : static_cast<double>(it->second.i);
 }
 
-const Buffer& bufferOf(const Memory& mem, const std::string& name) {
-  const Buffer* b = mem.find(name);
-  if (!b) throw std::runtime_error("oracle: no buffer bound to '" + name + "'");
-  return *b;
-}
-
 // Size of dimension `dim` of a buffer's shape.
 int64_t dimOf(const Buffer& b, size_t dim) {
   if (dim >= b.shape.size())
@@ -51,43 +47,9 @@ int64_t dimOf(const Buffer& b, size_t dim) {
   return b.shape[dim];
 }
 
-// A read-only input buffer with bounds-checked element access (as doubles).
-class Input {
- public:
-  Input(const Memory& mem, const std::string& name) : buf_(&bufferOf(mem, name)) {}
-  double operator[](int64_t i) const {
-    if (i < 0 || i >= buf_->numel())
-      throw std::runtime_error("oracle: index " + std::to_string(i) + " outside input '" +
-                               buf_->name + "' (" + std::to_string(buf_->numel()) + " elements)");
-    return buf_->getF(i);
-  }
-
- private:
-  const Buffer* buf_;
-};
-
-// An output under construction: starts as the buffer's initial contents (what the kernel leaves
-// alone keeps it), bounds-checked writes.
-class Output {
- public:
-  Output(const Memory& mem, const std::string& name) : name_(name) {
-    const Buffer& b = bufferOf(mem, name);
-    values_.resize(static_cast<size_t>(b.numel()));
-    for (int64_t i = 0; i < b.numel(); ++i) values_[static_cast<size_t>(i)] = b.getF(i);
-  }
-  double& operator[](int64_t i) {
-    if (i < 0 || i >= static_cast<int64_t>(values_.size()))
-      throw std::runtime_error("oracle: index " + std::to_string(i) + " outside output '" +
-                               name_ + "' (" + std::to_string(values_.size()) + " elements)");
-    return values_[static_cast<size_t>(i)];
-  }
-  // Moves the finished contents into `result`.
-  void into(OracleResult& result) { result[name_] = std::move(values_); }
-
- private:
-  std::string name_;
-  std::vector<double> values_;
-};
+// Inputs and outputs, bounds-checked (OracleSupport.h).
+using Input = In;
+using Output = Out;
 
 // ---------------------------------------------------------------------------------------------
 // The math shared by several oracles.
@@ -107,7 +69,7 @@ std::vector<double> softmaxOf(const std::vector<double>& v) {
 OracleResult rowSoftmax(const Memory& mem, const LaunchConfig& launch) {
   Input x(mem, "x_ptr");
   Output out(mem, "out_ptr");
-  const int64_t rows = dimOf(bufferOf(mem, "x_ptr"), 0);
+  const int64_t rows = dimOf(bufferNamed(mem, "x_ptr"), 0);
   const int64_t n = intArg(launch, "N"), stride = intArg(launch, "stride");
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<double> v(static_cast<size_t>(n));
@@ -144,7 +106,7 @@ OracleResult vectorAdd(const Memory& mem, const LaunchConfig& launch) {
 OracleResult layerNorm(const Memory& mem, const LaunchConfig& launch) {
   Input x(mem, "X"), w(mem, "W"), b(mem, "B");
   Output y(mem, "Y"), meanOut(mem, "Mean"), rstdOut(mem, "Rstd");
-  const int64_t rows = dimOf(bufferOf(mem, "X"), 0);
+  const int64_t rows = dimOf(bufferNamed(mem, "X"), 0);
   const int64_t n = intArg(launch, "N"), stride = intArg(launch, "stride");
   const double eps = floatArg(launch, "eps");
   for (int64_t r = 0; r < rows; ++r) {
@@ -185,7 +147,7 @@ OracleResult biasGelu(const Memory& mem, const LaunchConfig& launch) {
 OracleResult rowSum(const Memory& mem, const LaunchConfig& launch) {
   Input x(mem, "x_ptr");
   Output out(mem, "out_ptr");
-  const int64_t rows = dimOf(bufferOf(mem, "x_ptr"), 0);
+  const int64_t rows = dimOf(bufferNamed(mem, "x_ptr"), 0);
   const int64_t n = intArg(launch, "N"), stride = intArg(launch, "stride");
   for (int64_t r = 0; r < rows; ++r) {
     double total = 0;
@@ -245,7 +207,7 @@ OracleResult matmul(const Memory& mem, const LaunchConfig& launch) {
 OracleResult rmsNorm(const Memory& mem, const LaunchConfig& launch) {
   Input x(mem, "x_ptr"), w(mem, "w_ptr");
   Output y(mem, "y_ptr");
-  const int64_t rows = dimOf(bufferOf(mem, "x_ptr"), 0);
+  const int64_t rows = dimOf(bufferNamed(mem, "x_ptr"), 0);
   const int64_t n = intArg(launch, "N"), stride = intArg(launch, "stride");
   const double eps = floatArg(launch, "eps");
   for (int64_t r = 0; r < rows; ++r) {

@@ -1,6 +1,8 @@
 // The oracles of tests/external (ExternalOracles.h), one per kernel, in the README's order.
 #include "ExternalOracles.h"
 
+#include "../e2e/OracleSupport.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,41 +22,9 @@ double num(const LaunchConfig& l, const std::string& name) {
 }
 int64_t inum(const LaunchConfig& l, const std::string& name) { return static_cast<int64_t>(num(l, name)); }
 
-const Buffer& buf(const Memory& m, const std::string& name) {
-  const Buffer* b = m.find(name);
-  if (!b) throw std::runtime_error("oracle: no buffer bound to '" + name + "'");
-  return *b;
-}
-
-// Reads of an input, bounds-checked.
-struct In {
-  const Buffer& b;
-  In(const Memory& m, const std::string& name) : b(buf(m, name)) {}
-  double operator[](int64_t i) const {
-    if (i < 0 || i >= b.numel()) throw std::runtime_error("oracle: index " + std::to_string(i) + " outside " + b.name);
-    return b.getF(i);
-  }
-  int64_t integer(int64_t i) const {
-    if (i < 0 || i >= b.numel()) throw std::runtime_error("oracle: index " + std::to_string(i) + " outside " + b.name);
-    return b.getI(i);
-  }
-};
-
-// An output under construction, starting from the buffer's initial contents.
-struct Out {
-  std::string name;
-  std::vector<double> v;
-  Out(const Memory& m, const std::string& n) : name(n) {
-    const Buffer& b = buf(m, n);
-    for (int64_t i = 0; i < b.numel(); ++i) v.push_back(b.getF(i));
-  }
-  double& operator[](int64_t i) {
-    if (i < 0 || i >= static_cast<int64_t>(v.size()))
-      throw std::runtime_error("oracle: index " + std::to_string(i) + " outside output " + name);
-    return v[static_cast<size_t>(i)];
-  }
-  void into(OracleResult& r) { r[name] = std::move(v); }
-};
+using e2e::In;
+using e2e::Out;
+const Buffer& buf(const Memory& m, const std::string& name) { return e2e::bufferNamed(m, name); }
 
 double f16(double v) { return roundToDType(v, DType::F16); }
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }

@@ -14,9 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "OracleSupport.h"
+#include "../e2e/OracleSupport.h"
 
 namespace tl::triton_tests {
+
+using e2e::bufferNamed;
+using e2e::In;
+using e2e::Launch;
+using e2e::OracleResult;
+using e2e::Out;
 
 struct TritonOracle {
   std::string kernel;   // the file's stem: "p01_constant_add" for kernels/triton/p01_constant_add.tl

@@ -1,4 +1,5 @@
-// What every oracle of kernels/triton/*.tl reads and writes, bounds-checked (TritonOracles.h).
+// What every oracle reads and writes, bounds-checked: the oracles of kernels/*.tl (Oracles.cpp),
+// of kernels/triton/*.tl (tests/triton) and of tests/external.
 //
 // An oracle sees the launch (sizes, strides, scalars, constexprs) and a Memory freshly filled
 // from it. `Launch` reads its numbers by parameter name; `In` is a read-only view of an input
@@ -12,13 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "../e2e/Oracles.h"  // OracleResult: expected contents per output buffer
+#include "Oracles.h"  // OracleResult: expected contents per output buffer
 #include "frontend/Launch.h"
 #include "runtime/Memory.h"
 
-namespace tl::triton_tests {
-
-using e2e::OracleResult;
+namespace tl::e2e {
 
 // The launch's numbers, by the kernel parameter (or constexpr) they bind.
 class Launch {
@@ -92,4 +91,4 @@ class Out {
   std::vector<double> values_;
 };
 
-}  // namespace tl::triton_tests
+}  // namespace tl::e2e
