@@ -135,6 +135,8 @@ class MachineState {
   ExecResult result_;
   std::vector<PendingWrite> pending_;  // reused by every store
   Buffer* lastBuffer_ = nullptr;       // the buffer the last global access hit (a fast path)
+  std::array<Slot, 16> groupScratch_{};  // checkGroup: a GPU's addresses for a group whose hint is false
+  std::vector<int> hintNoted_;           // instructions checkGroup has left a note for
 
   // ----- messages -----------------------------------------------------------------------------
 
@@ -201,14 +203,36 @@ class MachineState {
   }
 
   // A group's addresses must be consecutive and its first address aligned to the group size.
-  // (Shared addresses are printed as signed byte offsets, global ones in hex.)
-  void checkGroup(const Warp& w, const COp& op, const MemOperands& m, uint32_t i, int lane, bool shared) {
+  // (Shared addresses are printed as signed byte offsets, global ones in hex.) Returns the
+  // group's addresses: m.addr + i, or for a global vector whose first address is aligned but
+  // whose others are not consecutive, the addresses a GPU uses (ld/st.global.vN reads or writes
+  // N consecutive elements from the first address) in groupScratch_, with a note once per
+  // instruction. That happens when a tl.multiple_of / tl.max_contiguous hint is false at run
+  // time (tutorial 09 clamps out-of-range columns to 0 and then promises contiguity); a
+  // misaligned first address faults on a GPU, so it stops here too.
+  const Slot* checkGroup(const Warp& w, const COp& op, const MemOperands& m, uint32_t i, int lane, bool shared) {
     const uint64_t a0 = m.addr[i];
     const uint64_t groupBytes = uint64_t(m.vec) * m.elemBytes;
-    bool ok = a0 % groupBytes == 0;
+    const bool aligned = a0 % groupBytes == 0;
+    bool ok = aligned;
     for (uint32_t e = 1; e < m.vec && ok; ++e) ok = m.addr[i + e] == a0 + uint64_t(e) * m.elemBytes;
-    if (ok) return;
+    if (ok) return m.addr + i;
     auto show = [&](uint64_t a) { return shared ? std::to_string(sim::asI(a)) : hex(a); };
+    std::string addrs;
+    for (uint32_t e = 0; e < m.vec; ++e) addrs += (e ? ", " : "") + show(m.addr[i + e]);
+    if (!shared && aligned) {
+      for (uint32_t e = 0; e < m.vec; ++e) groupScratch_[e] = a0 + uint64_t(e) * m.elemBytes;
+      if (std::find(hintNoted_.begin(), hintNoted_.end(), op.instr) == hintNoted_.end()) {
+        hintNoted_.push_back(op.instr);
+        result_.notes.push_back(
+            locStr(op.op->loc) + ": " + mnemonic(op.kind) + " of " + std::to_string(m.vec) + " x " + dtypeName(m.dtype) +
+            " got addresses that are not consecutive, [" + addrs + "]" + where(w, lane, op) +
+            ": the vector width trusts a tl.multiple_of / tl.max_contiguous hint that is false here. Like a GPU, "
+            "the access uses " + std::to_string(m.vec) + " consecutive elements from the first address " + hex(a0) +
+            " (a result is right only if those elements are masked off or never used)");
+      }
+      return groupScratch_.data();
+    }
     const char* space = shared ? "shared byte offset" : "address";
     std::string msg = std::string(m.vec > 1 ? "misaligned vector access" : "misaligned access") +
                       " (internal compiler error): " + mnemonic(op.kind) + " of ";
@@ -216,17 +240,15 @@ class MachineState {
       msg += std::string(dtypeName(m.dtype)) + " at " + space + " " + show(a0) + ", which is not a multiple of " +
              std::to_string(m.elemBytes);
     } else {
-      std::string addrs;
-      for (uint32_t e = 0; e < m.vec; ++e) addrs += (e ? ", " : "") + show(m.addr[i + e]);
       msg += std::to_string(m.vec) + " x " + dtypeName(m.dtype) + " needs " + std::to_string(m.vec) + " consecutive " +
              (shared ? "shared byte offsets" : "addresses") + " starting at a multiple of " + std::to_string(groupBytes) +
              " bytes, got [" + addrs + "]";
     }
     // The vector width came from what the axis analysis proved or from what a hint promised; a
-    // user's hint that is false at run time reaches here too (tests/triton/repro).
+    // user's hint that is false at run time reaches here too.
     const std::string hint = shared ? ""
                                     : "; if a tl.multiple_of / tl.max_contiguous hint promised these addresses, the hint "
-                                      "is false here (a GPU reads the vector from the first address)";
+                                      "is false here (a GPU faults on a misaligned vector address)";
     fail(op, msg + where(w, lane, op) + ", register " + std::to_string(i % m.n) + hint);
   }
 
@@ -412,17 +434,18 @@ class MachineState {
       for (uint32_t g = 0; g < m.n / m.vec; ++g) {
         const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
         const uint32_t on = groupOn(m, i);
+        const Slot* addr = m.addr + i;
         if (on) {
-          checkGroup(w, op, m, i, l, false);
-          noteAccess(rec, g, l, m.addr[i]);
+          addr = checkGroup(w, op, m, i, l, false);
+          noteAccess(rec, g, l, addr[0]);
         }
         for (uint32_t e = 0; e < m.vec; ++e) {
           if (!(on >> e & 1)) {
             out[i + e] = m.other ? m.other[i + e] : 0;
             continue;
           }
-          const uint8_t* p = globalElement(w, op, m, m.addr[i + e], l, false);
-          if (globalChecks_) checkGlobal(w, op, m.addr[i + e], l, sim::GlobalAccessKind::Read);
+          const uint8_t* p = globalElement(w, op, m, addr[e], l, false);
+          if (globalChecks_) checkGlobal(w, op, addr[e], l, sim::GlobalAccessKind::Read);
           out[i + e] = sim::loadElement(p, m.dtype);
         }
       }
@@ -441,19 +464,19 @@ class MachineState {
         const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
         const uint32_t on = groupOn(m, i);
         if (!on) continue;
-        checkGroup(w, op, m, i, l, false);
-        noteAccess(rec, g, l, m.addr[i]);
+        const Slot* addr = checkGroup(w, op, m, i, l, false);
+        noteAccess(rec, g, l, addr[0]);
         for (uint32_t e = 0; e < m.vec; ++e) {
           if (!(on >> e & 1)) continue;
-          uint8_t* dst = globalElement(w, op, m, m.addr[i + e], l, true);
+          uint8_t* dst = globalElement(w, op, m, addr[e], l, true);
           pending_.push_back({dst, m.value[i + e]});
           uint64_t bits = 0;
           sim::storeElement(reinterpret_cast<uint8_t*>(&bits), m.dtype, m.value[i + e]);
           if (globalChecks_)
-            checkGlobal(w, op, m.addr[i + e], l, sim::GlobalAccessKind::Write, true, sameBytes(dst, bits, m.elemBytes));
+            checkGlobal(w, op, addr[e], l, sim::GlobalAccessKind::Write, true, sameBytes(dst, bits, m.elemBytes));
           const int reg = static_cast<int>(g * m.vec + e);
-          if (conflicts_.onWrite(m.addr[i + e], op.instr, instance, w.id * 32 + l, reg, bits, conflict))
-            writeConflictError(op, m, m.addr[i + e], conflict);
+          if (conflicts_.onWrite(addr[e], op.instr, instance, w.id * 32 + l, reg, bits, conflict))
+            writeConflictError(op, m, addr[e], conflict);
         }
       }
     });

@@ -47,6 +47,7 @@ struct KernelRun {
   bool stoppedAtRecordCap = false;  // fewer blocks ran than asked: SimOptions::maxTraceBytes
   ExecStats stats;
   int64_t accessRecords = 0;
+  std::vector<std::string> notes;  // the executor's notes (ExecResult::notes): what ran unlike the source says
   std::vector<const Op*> instrs;  // instruction table of the thread IR (op names)
   RegisterEstimate regs;
   OccupancyResult occ;
@@ -85,6 +86,7 @@ KernelRun simulateThreadIR(const Function& threadIR, const LaunchConfig& launch,
   k.blocksRun = run.stats.blocks;
   k.stoppedAtRecordCap = run.stoppedAtRecordCap;
   k.accessRecords = static_cast<int64_t>(run.accesses.size());
+  k.notes = run.notes;
 
   k.regs = o.registers ? o.registers(threadIR) : estimateRegisters(threadIR);
   k.occ = occupancy(gpu, k.numWarps * 32, k.regs.registers, static_cast<int>(k.sharedBytes));
@@ -592,7 +594,8 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
                     {"barriers", k.stats.barriers},
                     {"divergent_branches", k.stats.divergentBranches},
                     {"atomics", k.stats.atomics},
-                    {"access_records", k.accessRecords}};
+                    {"access_records", k.accessRecords},
+                    {"notes", k.notes}};
   j["registers"] = {{"per_thread", k.regs.registers}, {"estimate", k.regs.estimate}, {"source", k.regs.source}};
   j["occupancy"] = occupancyJson(k, gpu);
   j["memory"] = memoryJson(k);

@@ -194,6 +194,8 @@ std::string formatSimReport(const Json& r, const SummaryOptions& options) {
        << "\n";
   else
     os << "  sampling: none (" << (s["blocks_run"].get<int64_t>() == 1 ? "the grid's 1 block" : "all " + count(s["blocks_run"].get<int64_t>(), "block")) << " run)\n";
+  if (r["execution"].contains("notes"))
+    for (const Json& n : r["execution"]["notes"]) os << "  note: " << n.get<std::string>() << "\n";
   if (r.contains("compile") && r["compile"]["keep_layouts"].get<bool>())
     os << "  layouts: kept as the source implies (--keep-layouts: no automatic convert_layout)\n";
   const Json& regs = r["registers"];

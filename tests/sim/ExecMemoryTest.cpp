@@ -97,7 +97,10 @@ TEST(ExecGlobal, MisalignedVectorGroupIsAnInternalError) {
   EXPECT_EQ(getF32(*mem.find("y"), 1), 2 * 1.5f);
 }
 
-TEST(ExecGlobal, NonConsecutiveVectorGroupIsAnInternalError) {
+// Registers (0, 1) of lane l point at elements l and 32 + l: not consecutive. Lane 0's first
+// address is 8-byte aligned, lane 1's is not: a GPU faults on lane 1's misaligned vector address,
+// and so does the executor.
+TEST(ExecGlobal, MisalignedFirstAddressOfANonConsecutiveGroupIsAnError) {
   auto fn = parseThread(R"(thread_func @strided(%x: ptr<f32>, %y: ptr<f32>) num_warps(1) shared_bytes(0) {
   %lane = lane_id : i32
   %reg = reg_index : <4xi32>
@@ -118,6 +121,43 @@ TEST(ExecGlobal, NonConsecutiveVectorGroupIsAnInternalError) {
   std::string err = runError(*fn, gridLaunch(1), mem);
   EXPECT_NE(err.find("10:3: misaligned vector access"), std::string::npos) << err;
   EXPECT_NE(err.find("needs 2 consecutive addresses"), std::string::npos) << err;
+  EXPECT_NE(err.find("lane 1)"), std::string::npos) << err;
+}
+
+// Both registers of a group point at element 2l (what a false tl.max_contiguous hint leads to):
+// the first address is aligned, so like a GPU's ld.global.v2 the load reads elements 2l and
+// 2l + 1, and a store of a group with equal addresses writes 2l and 2l + 1 too; one note per
+// instruction says so. Without this model y would hold x[2l] twice (or the run would stop).
+TEST(ExecGlobal, AlignedNonConsecutiveGroupAccessesConsecutiveElementsLikeAGpu) {
+  auto fn = parseThread(R"(thread_func @same(%x: ptr<f32>, %y: ptr<f32>) num_warps(1) shared_bytes(0) {
+  %lane = lane_id : i32
+  %c2 = constant {value = 2} : i32
+  %l2 = mul %lane, %c2 : i32
+  %e = splat %l2 : <2xi32>
+  %xv = splat %x : <2xptr<f32>>
+  %px = addptr %xv, %e : <2xptr<f32>>
+  %v = ld_global %px {vec = 2} : <2xf32>
+  %yv = splat %y : <2xptr<f32>>
+  %py = addptr %yv, %e : <2xptr<f32>>
+  st_global %py, %v {vec = 2}
+  return
+}
+)");
+  ASSERT_NE(fn, nullptr);
+  Memory mem;
+  fillArange(mem.add("x", DType::F32, {64}, false));
+  mem.add("y", DType::F32, {64}, true);
+  ExecResult r;
+  ASSERT_EQ(runError(*fn, gridLaunch(1), mem, {}, &r), "");
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(getF32(*mem.find("y"), i), getF32(*mem.find("x"), i)) << i;
+  ASSERT_EQ(r.notes.size(), 2u);  // the load and the store, once each
+  EXPECT_NE(r.notes[0].find("8:3: ld_global of 2 x f32 got addresses that are not consecutive"), std::string::npos)
+      << r.notes[0];
+  EXPECT_NE(r.notes[0].find("tl.multiple_of / tl.max_contiguous hint that is false"), std::string::npos) << r.notes[0];
+  EXPECT_NE(r.notes[1].find("st_global of 2 x f32"), std::string::npos) << r.notes[1];
+  // The memory model sees one 8-byte access per lane, at the first address.
+  ASSERT_EQ(r.accesses.size(), 2u);
+  EXPECT_EQ(r.accesses[0].addr[3], mem.find("x")->base + 3 * 8);
 }
 
 // Block b, thread t handles element b*64 + t of a 100-element buffer: block 1's thread 36 is the
