@@ -36,15 +36,17 @@ for k in kernels/triton/*.tl tests/external/*.tl; do
   fi
 done
 # The new ops' own test kernels (issue 12): elementwise and libdevice formulas against libm,
-# while, atomics (contended and not, a lock), scans, hints (a hinted copy at two bases, and
-# unhinted). Not while_forever.tl: it never ends by design.
+# while, atomics (contended and not, a lock), scans, sort / topk / flip / gather / histogram /
+# swizzle2d and tl.reduce, hints (a hinted copy at two bases, and unhinted). Not
+# while_forever.tl: it never ends by design.
 extra() {  # case name, kernel, options...
   local name=$1 k=$2
   shift 2
   run "$k" "$name" /tmp/tl-ptx "$k" --check-stage scalar "$@"
 }
 K=tests/thread/kernels
-for k in new_elementwise new_intops while_data atomic_lock libdevice_predicates scan_1d scan_2d scan_slice; do
+for k in new_elementwise new_intops while_data atomic_lock libdevice_predicates scan_1d scan_2d scan_slice \
+    sort_ops swizzle reduce_fn; do
   [ -f "$K/$k.tl" ] && extra default "$K/$k.tl"
 done
 extra warps1 $K/atomic_counter.tl --num-warps 1

@@ -194,6 +194,8 @@ class Sema {
   PyVal builtinReduce(const ast::Expr& e, const std::string& f);
   PyVal builtinArgmax(const ast::Expr& e);
   PyVal builtinScan(const ast::Expr& e, const std::string& f);  // SemaScan.cpp (engineer H): cumsum, cumprod, associative_scan
+  PyVal builtinUserReduce(const ast::Expr& e);                   // SemaScan.cpp: tl.reduce
+  std::string combineFnKind(const PyVal& fn, Loc loc, const std::string& f);
   PyVal builtinMath(const ast::Expr& e, const std::string& f);
   PyVal builtinWhere(const ast::Expr& e);
   PyVal builtinMinMaximum(const ast::Expr& e, const std::string& f);
@@ -220,6 +222,13 @@ class Sema {
   PyVal builtinAssume(const ast::Expr& e);
   PyVal builtinShape(const ast::Expr& e, const std::string& f);
   PyVal builtinTritonMath(const ast::Expr& e, const std::string& f);
+  // SemaSort.cpp: sort, topk, flip, gather, histogram, swizzle2d (compositions) and their parts.
+  PyVal builtinSort(const ast::Expr& e, const std::string& f);
+  Value* axisIndex(int64_t n, int axis, int rank, Loc loc);
+  Value* pickAlong(Value* sel, Value* values, int axis, Loc loc);
+  Value* sortRanks(Value* x, bool descending, Loc loc);
+  Value* sortedPrefix(Value* x, bool descending, int64_t k, Loc loc);
+  Value* gatherLast(Value* src, Value* idx, Loc loc);
 
   // ---- SemaBlockPtr.cpp: block pointers and tensor descriptors -----------------------------
   bool intTuple(const PyVal& v, size_t n, Loc loc, const std::string& what, bool constOnly);

@@ -155,6 +155,9 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   if (f == "max" || f == "min" || f == "sum") return builtinReduce(e, f);
   if (f == "argmax") return builtinArgmax(e);
   if (f == "cumsum" || f == "cumprod" || f == "associative_scan") return builtinScan(e, f);
+  if (f == "reduce") return builtinUserReduce(e);
+  if (f == "sort" || f == "topk" || f == "flip" || f == "gather" || f == "histogram" || f == "swizzle2d")
+    return builtinSort(e, f);
   if (f == "exp" || f == "exp2" || f == "log" || f == "sqrt" || f == "rsqrt" || f == "sigmoid" || f == "abs")
     return builtinMath(e, f);
   if (f == "log2" || f == "cos" || f == "sin" || f == "floor" || f == "ceil" || f == "erf") return builtinMath(e, f);
@@ -221,7 +224,7 @@ PyVal Sema::transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what) {
 static const std::vector<std::string> kTensorMethods = {
     "sum", "max", "min", "argmax", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sigmoid", "cos", "sin",
     "floor", "ceil", "erf", "trans", "broadcast_to", "expand_dims", "permute", "reshape", "to",
-    "cumsum", "cumprod"};
+    "cumsum", "cumprod", "sort", "flip", "histogram"};
 
 // x.to(dtype), x.sum(axis), ... (kTensorMethods), and a dtype's predicates (x.dtype.is_fp16()).
 PyVal Sema::evalMethod(const Expr& e, const PyVal& base) {

@@ -220,7 +220,7 @@ const std::vector<std::string>& kernelBuiltins() {
       "multiple_of", "max_contiguous", "max_constancy", "assume", "zeros_like", "broadcast_to", "expand_dims",
       "permute", "reshape", "view", "ravel", "broadcast", "cast", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin", "make_block_ptr", "advance",
       "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
-      "cumsum", "cumprod", "associative_scan",
+      "cumsum", "cumprod", "associative_scan", "reduce", "sort", "topk", "flip", "gather", "histogram", "swizzle2d",
       "asin", "acos", "atan", "tan", "sinh", "cosh", "tanh", "log10", "log1p", "expm1", "exp10", "cbrt", "rcp",
       "trunc", "round", "rint", "nearbyint", "atan2", "pow", "hypot", "isnan", "isinf", "isfinite", "signbit"};
   return kNames;

@@ -1,5 +1,8 @@
 // Sema, scans: tl.cumsum, tl.cumprod and tl.associative_scan (also as methods: x.cumsum(0)),
-// each one block-IR `scan` op (BlockOps.def) at the call's location.
+// each one block-IR `scan` op (BlockOps.def) at the call's location; and tl.reduce, whose
+// combine function is recognized the same way (reduce(input, axis, combine_fn, keep_dims=False):
+// kinds sum, max and min become the `reduce` op tl.sum / tl.max / tl.min build, in the input's
+// dtype; a product has no reduce op and is refused with the alternative named).
 //
 //   cumsum(input, axis=0, reverse=False, dtype=None)   kind "sum"; i1 counts in i32 (as sum()),
 //                                                      bf16 is scanned in f32 (Triton promotes it),
@@ -66,6 +69,64 @@ std::string combineKind(const Kernel& f) {
 
 }  // namespace
 
+// The kind of a combine_fn argument (a @jit function of one of combineKind's forms, or the
+// built-in tl.maximum / tl.minimum), or "" after reporting an error.
+std::string Sema::combineFnKind(const PyVal& fn, Loc loc, const std::string& f) {
+  if (fn.isPoison()) return "";
+  if (fn.kind == PyVal::Kind::Function && !fn.fn && (fn.s == "maximum" || fn.s == "minimum"))
+    return fn.s == "maximum" ? "max" : "min";
+  if (fn.kind != PyVal::Kind::Function || !fn.fn) {
+    error(loc, f + "() combine_fn must be a @jit function of two values, got " + describe(fn));
+    return "";
+  }
+  std::string kind = combineKind(*fn.fn);
+  if (kind.empty()) {
+    error(loc, f + "() combine_fn '" + fn.fn->name + "' is not supported: tilelab's " +
+                   (f == "reduce" ? "reduce" : "scan") +
+                   " takes a @jit function (a, b) that returns a + b, a * b, tl.maximum(a, b) or tl.minimum(a, b); write " +
+                   (f == "reduce" ? "other reductions" : "other scans") + " with a loop");
+    return "";
+  }
+  if (!fn.fn->decorator("jit")) {
+    error(loc, f + "() combine_fn '" + fn.fn->name + "' must be a @triton.jit function");
+    return "";
+  }
+  return kind;
+}
+
+// tl.reduce(input, axis, combine_fn, keep_dims=False).
+PyVal Sema::builtinUserReduce(const Expr& e) {
+  Args a;
+  if (!bindArgs(e, "reduce", {"input", "axis", "combine_fn", "keep_dims"}, 3, a)) return PyVal::poison();
+  const PyVal& x = a.vals[0];
+  if (x.isPoison()) return PyVal::poison();
+  if (x.kind == PyVal::Kind::Tuple)
+    return fail(a.locs[0], "reduce() of a tuple of tiles (a multi-operand reduction, as argmax builds) is not supported: reduce one tile at a time");
+  if (!x.isValue() || x.v->type.isPtr || x.v->type.isScalar())
+    return fail(a.locs[0], "reduce() reduces a tile along an axis, got " + describe(x));
+  const std::string kind = combineFnKind(a.vals[2], a.locs[2], "reduce");
+  if (kind.empty()) return PyVal::poison();
+  if (kind == "prod")
+    return fail(a.locs[2], "reduce() with a product combine_fn is not supported: tilelab has no product reduction (tl.cumprod's last element is one)");
+  Value* v = x.v;
+  if (v->type.dtype == DType::I1) v = convert(v, DType::I32, e.loc);
+  const bool keepDims = a.has(3) && a.vals[3].isIntConst() && a.vals[3].i;
+  const int64_t rank = v->type.rank();
+  if (a.vals[1].kind == PyVal::Kind::None) {
+    Value* all = reduceAll(kind, v, e.loc);
+    if (keepDims) all = at(e.loc).splat(all, Shape(static_cast<size_t>(rank), 1));
+    return PyVal::value(all);
+  }
+  auto ax = constInt(a.vals[1], a.exprs[1], a.locs[1], "reduce() axis");
+  if (!ax) return PyVal::poison();
+  const int64_t axis = *ax < 0 ? *ax + rank : *ax;
+  if (axis < 0 || axis >= rank)
+    return fail(a.locs[1], "reduce() axis " + std::to_string(*ax) + " is out of range for " + v->type.str());
+  Value* r = at(e.loc).reduce(kind, v, static_cast<int>(axis));
+  if (keepDims) r = at(e.loc).expandDims(r, static_cast<int>(axis));
+  return PyVal::value(r);
+}
+
 PyVal Sema::builtinScan(const Expr& e, const std::string& f) {
   Args a;
   const bool assoc = f == "associative_scan";
@@ -84,21 +145,8 @@ PyVal Sema::builtinScan(const Expr& e, const std::string& f) {
   // The kind.
   std::string kind = f == "cumsum" ? "sum" : "prod";
   if (assoc) {
-    const PyVal& fn = a.vals[2];
-    if (fn.isPoison()) return PyVal::poison();
-    if (fn.kind == PyVal::Kind::Function && !fn.fn && (fn.s == "maximum" || fn.s == "minimum")) {
-      kind = fn.s == "maximum" ? "max" : "min";
-    } else if (fn.kind == PyVal::Kind::Function && fn.fn) {
-      kind = combineKind(*fn.fn);
-      if (kind.empty())
-        return fail(a.locs[2], "associative_scan() combine_fn '" + fn.fn->name +
-                                   "' is not supported: tilelab's scan takes a @jit function (a, b) that returns a + b, "
-                                   "a * b, tl.maximum(a, b) or tl.minimum(a, b); write other scans with a loop");
-      if (!fn.fn->decorator("jit"))
-        return fail(a.locs[2], "associative_scan() combine_fn '" + fn.fn->name + "' must be a @triton.jit function");
-    } else {
-      return fail(a.locs[2], "associative_scan() combine_fn must be a @jit function of two values, got " + describe(fn));
-    }
+    kind = combineFnKind(a.vals[2], a.locs[2], f);
+    if (kind.empty()) return PyVal::poison();
   }
 
   // axis and reverse: compile-time constants.

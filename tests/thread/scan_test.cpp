@@ -349,3 +349,62 @@ TEST(Scan, FrontEndKinds) {
 
 }  // namespace
 }  // namespace tl::newops
+
+namespace tl::newops {
+namespace {
+
+// tl.reduce with each recognized combine function, against C++ sums, maxima and minima.
+TEST(UserReduce, CombineFunctionsEveryEngine) {
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{8, 32}, {4, 256}, {16, 8}}) {
+    const std::vector<LaunchOverride> ov = {{"M", std::to_string(m)}, {"N", std::to_string(n)}};
+    forEachEngine("reduce_fn", ov, nullptr, [&](const Memory& mem, const std::string& engine) {
+      const Buffer& x = *mem.find("x_ptr");
+      const std::string at = std::to_string(m) + "x" + std::to_string(n) + ", " + engine + ": ";
+      double all = INFINITY;
+      for (int i = 0; i < m; ++i) {
+        double sum = 0, absSum = 0;
+        int32_t imin = INT32_MAX;
+        for (int j = 0; j < n; ++j) {
+          const double v = x.getF(i * n + j);
+          sum += v;
+          absSum += std::fabs(v);
+          all = std::min(all, v);
+          imin = std::min(imin, static_cast<int32_t>(static_cast<float>(v) * 16.0f));
+        }
+        EXPECT_NEAR(mem.find("rows_ptr")->getF(i), sum, 1e-5 * absSum + 1e-6) << at << "row " << i;
+        EXPECT_EQ(mem.find("imin_ptr")->getI(i), imin) << at << "row " << i;
+      }
+      for (int j = 0; j < n; ++j) {
+        double mx = -INFINITY;
+        for (int i = 0; i < m; ++i) mx = std::max(mx, x.getF(i * n + j));
+        EXPECT_EQ(mem.find("cols_ptr")->getF(j), mx) << at << "column " << j;
+      }
+      EXPECT_EQ(mem.find("all_ptr")->getF(0), all) << at;
+    });
+  }
+}
+
+TEST(UserReduce, FrontEndErrorsAreLocated) {
+  struct Case {
+    const char* combine;
+    const char* body;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"return a - b", "    y = tl.reduce(x, 0, comb)\n", "reduce() combine_fn 'comb' is not supported"},
+      {"return a * b", "    y = tl.reduce(x, 0, comb)\n", "reduce() with a product combine_fn is not supported"},
+      {"return a + b", "    y = tl.reduce(x, 2, comb)\n", "reduce() axis 2 is out of range for <8x4xf32>"},
+      {"return a + b", "    y = tl.reduce(n, 0, comb)\n", "reduce() reduces a tile along an axis"},
+      {"return a + b", "    y = tl.reduce(x, 0, 3)\n", "reduce() combine_fn must be a @jit function"},
+  };
+  for (const Case& c : cases) {
+    std::string errors;
+    auto k = compileScanBody(c.combine, c.body, errors);
+    EXPECT_FALSE(k) << c.body;
+    EXPECT_NE(errors.find(c.message), std::string::npos) << c.body << errors;
+    EXPECT_NE(errors.find("scan_frontend.tl:10:"), std::string::npos) << errors;
+  }
+}
+
+}  // namespace
+}  // namespace tl::newops
