@@ -260,7 +260,7 @@ class MachineState {
       b = mem_.resolve(addr, m.elemBytes);
       if (!b)
         fail(op, std::string(atomic ? "atomic" : store ? "store" : "load") + " out of bounds: " + mem_.describeAddress(addr, m.elemBytes) +
-                     where(w, lane, op) + outOfBoundsHint(store, m.mask != nullptr));
+                     where(w, lane, op) + outOfBoundsHint(store, m.mask != nullptr, op.op->strAttrIf("unchecked")));
       lastBuffer_ = b;
     }
     const uint64_t off = addr - b->base;

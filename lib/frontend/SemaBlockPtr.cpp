@@ -148,6 +148,23 @@ std::optional<std::vector<bool>> Sema::boundaryCheck(const Args& a, size_t k, si
   return checked;
 }
 
+// For an access whose boundary_check leaves dimensions of the block unchecked, the "unchecked"
+// attribute says which (every stage's out-of-bounds error quotes it, since the access's mask,
+// if any, is boundary_check's and not the user's): "boundary_check=(0,) does not check
+// dimension 1".
+static void noteUnchecked(Op* op, const std::vector<bool>& checked) {
+  std::string list, dims;
+  int missing = 0;
+  for (size_t d = 0; d < checked.size(); ++d) {
+    if (checked[d]) list += (list.empty() ? "" : ", ") + std::to_string(d);
+    else dims += (missing++ ? ", " : "") + std::to_string(d);
+  }
+  if (!missing) return;
+  const bool one = list.find(',') == std::string::npos && !list.empty();
+  op->setAttr("unchecked", "boundary_check=(" + list + (one ? "," : "") + ") does not check dimension" +
+                               (missing > 1 ? "s " : " ") + dims);
+}
+
 // load(p, boundary_check=..., padding_option=...) for a block pointer p; args as builtinLoad
 // bound them: {pointer, mask, other, boundary_check, padding_option, ...}.
 PyVal Sema::loadBlockPtr(const Expr& e, const Args& a) {
@@ -171,7 +188,9 @@ PyVal Sema::loadBlockPtr(const Expr& e, const Args& a) {
   DType elem = ptrs->type.dtype;
   if (pad != 0 && !isFloat(elem)) return fail(a.locs[4], "padding_option=\"nan\" needs a float block, got " + ptrs->type.str());
   Value* other = mask ? materialize(PyVal::real(pad), elem, block, e.loc) : nullptr;
-  return PyVal::value(at(e.loc).load(ptrs, mask, other));
+  Value* loaded = at(e.loc).load(ptrs, mask, other);
+  noteUnchecked(loaded->def, *checked);
+  return PyVal::value(loaded);
 }
 
 // store(p, value, boundary_check=...) for a block pointer p: {pointer, value, mask, boundary_check}.
@@ -185,7 +204,10 @@ PyVal Sema::storeBlockPtr(const Expr& e, const Args& a) {
   Value *ptrs = nullptr, *mask = nullptr;
   if (!blockAddress(p.items[kBase], p.items[kShape], p.items[kStrides], p.items[kOffsets].items, block, *checked, e.loc, ptrs, mask))
     return PyVal::poison();
-  return storeTile(ptrs, a.vals[1], a.locs[1], mask, e.loc);
+  PyVal r = storeTile(ptrs, a.vals[1], a.locs[1], mask, e.loc);
+  Builder& b = at(e.loc);
+  if (!r.isPoison() && b.index() > 0) noteUnchecked(b.region()->ops[b.index() - 1].get(), *checked);
+  return r;
 }
 
 // desc.load(offsets), desc.store(offsets, value), tl.load_tensor_descriptor(desc, offsets),

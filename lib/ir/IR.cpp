@@ -77,6 +77,11 @@ const std::string& Op::strAttr(std::string_view name) const {
   return std::get<std::string>(*a);
 }
 
+const std::string* Op::strAttrIf(std::string_view name) const {
+  const Attr* a = attr(name);
+  return a ? std::get_if<std::string>(a) : nullptr;
+}
+
 const std::vector<int64_t>& Op::intsAttr(std::string_view name) const {
   const Attr* a = attr(name);
   if (!a || !std::holds_alternative<std::vector<int64_t>>(*a))

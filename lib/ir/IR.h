@@ -143,6 +143,7 @@ class Op {
   int64_t intAttr(std::string_view name) const;      // throws IRError when absent/wrong kind
   double floatAttr(std::string_view name) const;     // accepts an int attr too
   const std::string& strAttr(std::string_view name) const;
+  const std::string* strAttrIf(std::string_view name) const;  // nullptr when absent or not a string
   const std::vector<int64_t>& intsAttr(std::string_view name) const;
   void setAttr(std::string name, Attr value);
 };

@@ -293,8 +293,11 @@ std::string Memory::describeAddress(uint64_t addr, uint64_t size) const {
   return os.str();
 }
 
-std::string outOfBoundsHint(bool store, bool masked) {
+std::string outOfBoundsHint(bool store, bool masked, const std::string* unchecked) {
   const char* what = store ? "store" : "load";
+  if (unchecked)
+    return std::string("; this ") + what + " is through a block pointer whose " + *unchecked +
+           ": an element past the block pointer's shape there is accessed; add the dimension to boundary_check";
   if (!masked)
     return std::string("; this ") + what + " has no mask: guard the ragged edge with mask=, e.g. " + what +
            "(ptr + offs" + (store ? ", value" : "") + ", mask=offs < N)";

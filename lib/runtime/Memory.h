@@ -83,8 +83,10 @@ class Memory {
 };
 
 // What to try after an out-of-bounds load or store, appended to every engine's message: an
-// unmasked access is told to add a mask, a masked one that its mask lets the element through.
-std::string outOfBoundsHint(bool store, bool masked);
+// unmasked access is told to add a mask, a masked one that its mask lets the element through,
+// one through a block pointer (`unchecked`: its op's "unchecked" attribute, SemaBlockPtr.cpp)
+// which dimensions its boundary_check leaves out.
+std::string outOfBoundsHint(bool store, bool masked, const std::string* unchecked = nullptr);
 
 // The output elements of `b` no store wrote (count 0 for inputs).
 struct Unwritten {

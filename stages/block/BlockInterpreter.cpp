@@ -458,7 +458,7 @@ class Engine {
       const bool store = op.kind == OpKind::Store;
       const bool masked = op.numOperands() >= (store ? 3u : 2u);
       throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + memory_.describeAddress(addr, size) +
-                                     where(ptrs, i) + outOfBoundsHint(store, masked));
+                                     where(ptrs, i) + outOfBoundsHint(store, masked, op.strAttrIf("unchecked")));
     }
     if (b->dtype != ptrs.dtype || (addr - b->base) % size != 0) {
       std::ostringstream os;

@@ -205,7 +205,7 @@ class ScalarInterpreter {
       const bool store = op.kind == OpKind::Store;
       const bool masked = op.numOperands() >= (store ? 3u : 2u);
       throw RuntimeError(op.loc, std::string(what) + " out of bounds: " + mem_.describeAddress(addr, static_cast<uint64_t>(size)) +
-                                     where(shape, e) + outOfBoundsHint(store, masked));
+                                     where(shape, e) + outOfBoundsHint(store, masked, op.strAttrIf("unchecked")));
     }
     uint64_t off = addr - b->base;
     if (b->dtype != dtype || off % static_cast<uint64_t>(size) != 0)

@@ -50,7 +50,9 @@ void Lowerer::lowerLoad(const Op& op) {
   int64_t vec = checkedVec(op, t);
   std::vector<Value*> operands;
   for (Value* v : op.operands) operands.push_back(get(v));
-  Value* r = b_.create(OpKind::LdGlobal, operands, {lowerType(t)}, {{"vec", vec}})->result();
+  std::vector<NamedAttr> attrs{{"vec", vec}};
+  if (const std::string* u = op.strAttrIf("unchecked")) attrs.push_back({"unchecked", *u});  // for error messages
+  Value* r = b_.create(OpKind::LdGlobal, operands, {lowerType(t)}, attrs)->result();
   set(op.result(), r);
 }
 
@@ -62,7 +64,9 @@ void Lowerer::lowerStore(const Op& op) {
   mask = andMask(mask, owner);
   std::vector<Value*> operands{get(op.operand(0)), get(op.operand(1))};
   if (mask) operands.push_back(mask);
-  b_.create(OpKind::StGlobal, operands, {}, {{"vec", vec}});
+  std::vector<NamedAttr> attrs{{"vec", vec}};
+  if (const std::string* u = op.strAttrIf("unchecked")) attrs.push_back({"unchecked", *u});
+  b_.create(OpKind::StGlobal, operands, {}, attrs);
 }
 
 void Lowerer::lowerAtomic(const Op& op) {
