@@ -237,7 +237,7 @@ TEST(TritonSpelling, UnsupportedConstructsAreNamedAtTheirLine) {
     int at = 13;  // the line the message must point at
   };
   const Case cases[] = {
-      {"    y = tl.sort(v)", "unknown function 'sort'"},
+      {"    y = tl.xor_sum(v, 0)", "unknown function 'xor_sum'"},
       {"    y = v.to(tl.int8)", "tl.int8 is not supported"},
       {"    y = v.to(tl.float32, bitcast=True)", "with bitcast=True is not supported"},
       {"    for i in range(4):\n        return", "'return' inside a loop is not supported", 14},
@@ -513,6 +513,35 @@ def kernel(a, n):
             std::string::npos)
       << r->errors();
   EXPECT_NE(r->errors().find("block_shape sizes must be powers of two, got 3"), std::string::npos) << r->errors();
+}
+
+// A block-pointer load past the buffer on a dimension boundary_check leaves out: the error names
+// that dimension (the load's mask is boundary_check's, not one the kernel wrote).
+TEST(TritonSpelling, BlockPointerUncheckedDimensionIsNamedAtRunTime) {
+  auto r = runFrontend(std::string(kHeader) + R"(
+@launch(M=50, N=37, BM=16, BN=16, grid=(cdiv(M, BM), cdiv(N, BN)), x=randn((M, N), seed=1), z=zeros((M, N), output=True))
+@triton.jit
+def copy_tiles(x, z, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_block_ptr(x, (M, N), (N, 1), (tl.program_id(0) * BM, tl.program_id(1) * BN), (BM, BN), (1, 0))
+    t = tl.load(src, boundary_check=(0,))
+    dst = tl.make_block_ptr(z, (M, N), (N, 1), (tl.program_id(0) * BM, tl.program_id(1) * BN), (BM, BN), (1, 0))
+    tl.store(dst, t, boundary_check=(0, 1))
+)");
+  ASSERT_EQ(r->phase, "") << r->errors();
+  for (const char* engine : {"tl-scalar", "tl-block"}) {
+    Memory m = Memory::fromLaunch(r->launch);
+    try {
+      if (std::string(engine) == "tl-scalar") runScalar(*r->fn, r->launch, m);
+      else runBlock(*r->fn, r->launch, m);
+      ADD_FAILURE() << engine << ": the load past the buffer ran";
+    } catch (const RuntimeError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.loc.line, 8u) << engine;
+      EXPECT_NE(what.find("through a block pointer whose boundary_check=(0,) does not check dimension 1"), std::string::npos)
+          << engine << ": " << what;
+      EXPECT_EQ(what.find("mask"), std::string::npos) << engine << ": " << what;
+    }
+  }
 }
 
 }  // namespace
