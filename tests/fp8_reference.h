@@ -44,18 +44,25 @@ inline bool isFiniteCode(Format f, uint8_t code) { return std::isfinite(decode(f
 inline uint8_t encode(Format f, double x) {
   if (std::isnan(x)) return 0x7f;
   const double a = std::fabs(x);
+  const uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  // At or beyond the largest finite value (an infinity too) the nearest finite value is the
+  // largest (searching would lose it: |v - 1e36| is 1e36 for every v in double).
+  int largest = 0;
+  for (int c = 0; c < 0x80; ++c)
+    if (isFiniteCode(f, static_cast<uint8_t>(c))) largest = c;
+  if (a >= decode(f, static_cast<uint8_t>(largest))) return static_cast<uint8_t>(largest | sign);
   int best = 0;
   double bestErr = std::numeric_limits<double>::infinity();
   for (int c = 0; c < 0x80; ++c) {
     if (!isFiniteCode(f, static_cast<uint8_t>(c))) continue;
     const double v = decode(f, static_cast<uint8_t>(c));
-    const double err = std::isinf(a) ? -v : std::fabs(v - a);  // inf: the largest finite wins
+    const double err = std::fabs(v - a);  // exact for the two neighbours of a, where the choice is made
     if (err < bestErr || (err == bestErr && (c & 1) == 0)) {
       best = c;
       bestErr = err;
     }
   }
-  return static_cast<uint8_t>(best | (std::signbit(x) ? 0x80 : 0));
+  return static_cast<uint8_t>(best | sign);
 }
 
 }  // namespace tl::fp8ref

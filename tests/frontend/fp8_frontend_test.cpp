@@ -94,14 +94,14 @@ TEST(Fp8Frontend, WhatTritonRejectsIsALocatedError) {
       {"    y = q + i\n", "'+' cannot combine <64xf8e4m3> with an integer tile", L, 11},
       {"    y = tl.exp(q)\n", "exp() on <64xf8e4m3> is not supported", L, 16},
       {"    y = tl.sum(q, 0)\n", "sum() on <64xf8e4m3> is not supported", L, 16},
-      {"    y = tl.maximum(q, q)\n", "maximum() on <64xf8e4m3> is not supported", L, 9},
-      {"    y = i.to(tl.float8e4nv)\n", "cannot convert i32 to f8e4m3: Triton converts fp8 only to and from float dtypes", L, 9},
-      {"    y = q.to(tl.int32)\n", "cannot convert f8e4m3 to i32", L, 9},
-      {"    y = x.to(tl.float8e4b8)\n", "tl.float8e4b8 is not supported: it is an AMD (fnuz, MI300) fp8 format", L, 14},
-      {"    y = x.to(tl.float8e5b16)\n", "tl.float8e5b16 is not supported: it is an AMD", L, 14},
-      {"    y = x.to(tl.float8e4b15)\n", "tl.float8e4b15 is not supported: it is Triton's legacy pre-sm_89 fp8 format", L, 14},
+      {"    y = tl.maximum(q, q)\n", "maximum() on <64xf8e4m3> is not supported", L, 12},
+      {"    y = i.to(tl.float8e4nv)\n", "cannot convert i32 to f8e4m3: Triton converts fp8 only to and from float dtypes", L, 11},
+      {"    y = q.to(tl.int32)\n", "cannot convert f8e4m3 to i32", L, 11},
+      {"    y = x.to(tl.float8e4b8)\n", "tl.float8e4b8 is not supported: it is an AMD (fnuz, MI300) fp8 format", L, 17},
+      {"    y = x.to(tl.float8e5b16)\n", "tl.float8e5b16 is not supported: it is an AMD", L, 17},
+      {"    y = x.to(tl.float8e4b15)\n", "tl.float8e4b15 is not supported: it is Triton's legacy pre-sm_89 fp8 format", L, 17},
       {"    y = tl.dot(tl.full((16, 16), 1.0, tl.float8e4nv), tl.full((16, 16), 1.0, tl.float16))\n",
-       "an fp8 operand needs an fp8 partner", L, 9},
+       "an fp8 operand needs an fp8 partner", L, 12},
   };
   for (const Refused& c : cases) {
     auto r = runFrontend(kernel(c.body));
