@@ -329,7 +329,7 @@ std::optional<std::string> verifyOp(const Op& op) {
     case OpKind::Tanh: case OpKind::Log10: case OpKind::Log1p: case OpKind::Expm1: case OpKind::Exp10:
     case OpKind::Cbrt: case OpKind::Rcp: case OpKind::Trunc: case OpKind::Round: case OpKind::Rint:
       if (c.operands(1, 1) && c.results(1) && c.sameType(opd(0), res(), "operand/result"))
-        if (!isMathFloat(res())) c.fail("needs an f16, bf16 or f32 operand, got " + str(res()));
+        if (!isMathFloat(res())) c.fail("needs a float operand (f16, bf16 or f32: fp8 is converted first), got " + str(res()));
       break;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
     case OpKind::Maximum: case OpKind::Minimum:
@@ -351,12 +351,12 @@ std::optional<std::string> verifyOp(const Op& op) {
     case OpKind::Atan2: case OpKind::Pow: case OpKind::Hypot:
       if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
           c.sameType(opd(0), res(), "operand/result"))
-        if (!isMathFloat(res())) c.fail("needs f16, bf16 or f32 operands, got " + str(res()));
+        if (!isMathFloat(res())) c.fail("needs float operands (f16, bf16 or f32: fp8 is converted first), got " + str(res()));
       break;
     case OpKind::Fma:
       if (c.operands(3, 3) && c.results(1) && c.sameType(opd(0), opd(1), "operand") && c.sameType(opd(0), opd(2), "operand") &&
           c.sameType(opd(0), res(), "operand/result"))
-        if (!isMathFloat(res())) c.fail("needs f16, bf16 or f32 operands, got " + str(res()));
+        if (!isMathFloat(res())) c.fail("needs float operands (f16, bf16 or f32: fp8 is converted first), got " + str(res()));
       break;
     case OpKind::Cmp:
       if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
