@@ -25,6 +25,8 @@ float roundFloat(float v, DType d) {
   switch (d) {
     case DType::F16: return halfToFloat(floatToHalf(v));
     case DType::BF16: return bf16ToFloat(floatToBf16(v));
+    case DType::F8E4M3:
+    case DType::F8E5M2: return roundToFp8(d, v);
     default: return v;
   }
 }
@@ -45,7 +47,7 @@ Slot convertSlot(Slot x, DType from, DType to) {
     if (isInt(from)) return intSlot(to, asI(x));
     return intSlot(to, floatToInt(asF(x), to));  // truncate toward zero, saturate, NaN -> 0
   }
-  if (isInt(from)) return floatSlot(to, static_cast<float>(asI(x)));  // to f32 first, then f16/bf16
+  if (isInt(from)) return floatSlot(to, static_cast<float>(asI(x)));  // to f32 first, then f16/bf16/fp8
   return floatSlot(to, asF(x));
 }
 
@@ -166,6 +168,8 @@ Slot loadElement(const uint8_t* p, DType d) {
     case DType::F16: { uint16_t h; std::memcpy(&h, p, 2); return fromF(halfToFloat(h)); }
     case DType::BF16: { uint16_t h; std::memcpy(&h, p, 2); return fromF(bf16ToFloat(h)); }
     case DType::F32: { float f; std::memcpy(&f, p, 4); return fromF(f); }
+    case DType::F8E4M3:
+    case DType::F8E5M2: return fromF(fp8ToFloat(d, *p));
   }
   return 0;
 }
@@ -178,6 +182,8 @@ void storeElement(uint8_t* p, DType d, Slot v) {
     case DType::F16: { uint16_t h = floatToHalf(asF(v)); std::memcpy(p, &h, 2); break; }
     case DType::BF16: { uint16_t h = floatToBf16(asF(v)); std::memcpy(p, &h, 2); break; }
     case DType::F32: { float f = asF(v); std::memcpy(p, &f, 4); break; }
+    case DType::F8E4M3:
+    case DType::F8E5M2: *p = floatToFp8(d, asF(v)); break;
   }
 }
 

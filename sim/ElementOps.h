@@ -3,8 +3,9 @@
 // The executor keeps every register in a 64-bit slot:
 //   - integers (i1, i32, i64): the value wrapped to its dtype, sign-extended to 64 bits
 //     (i1 is 0 or 1);
-//   - floats (f32, f16, bf16): the bits of a `float` in the low 32 bits; the float always holds
-//     a value exactly representable in the dtype (f16/bf16 are rounded after every op);
+//   - floats (f32, f16, bf16, f8e4m3, f8e5m2): the bits of a `float` in the low 32 bits; the
+//     float always holds a value exactly representable in the dtype (f16/bf16 are rounded after
+//     every op; fp8 values are only converted, loaded, stored and moved);
 //   - pointers: the 64-bit byte address.
 //
 // Expects: slots holding values of the dtype passed alongside (the verifier guarantees the
@@ -47,7 +48,8 @@ inline int64_t wrapInt(int64_t v, DType d) {
   }
 }
 
-// Rounds a float to what dtype d holds: f16/bf16 to nearest even, f32 unchanged.
+// Rounds a float to what dtype d holds: f16/bf16 to nearest even, fp8 to nearest even with
+// saturation (runtime/Fp8.h), f32 unchanged.
 float roundFloat(float v, DType d);
 
 inline Slot intSlot(DType d, int64_t v) { return static_cast<Slot>(wrapInt(v, d)); }

@@ -212,6 +212,8 @@ Cost valueCost(const Type& t) {
     case DType::I64: return {2 * n, 0};
     case DType::F16:
     case DType::BF16: return {divUp(n, 2), 0};
+    case DType::F8E4M3:
+    case DType::F8E5M2: return {divUp(n, 4), 0};  // four to a register, as Triton packs them
     default: return {n, 0};
   }
 }

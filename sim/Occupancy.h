@@ -133,7 +133,7 @@ struct RegisterEstimate {
 // Estimates the registers one thread of `threadIR` needs: the peak, over the ops in program
 // order (loop bodies once, with values used inside a loop kept live across it), of the
 // 32-bit registers held by live values: f32/i32 1 per element, i64 and pointers 2, f16/bf16
-// 1 per 2 elements (packed); constants and splats take none (immediates; a splat reuses its
+// 1 per 2 elements and fp8 1 per 4 (packed); constants and splats take none (immediates; a splat reuses its
 // scalar); i1 values go to the 7 predicate registers, and any beyond 7 cost a general register
 // each. Adds kRegisterOverhead and caps the result at 255. `threadIR` must be thread-level IR.
 constexpr int kRegisterOverhead = 4;

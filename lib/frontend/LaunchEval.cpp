@@ -167,6 +167,8 @@ std::optional<DType> npyHeaderDType(const std::string& path) {
   if (descr == "<i8") return DType::I64;
   if (descr == "|b1") return DType::I1;
   if (descr == "<u2" && header.find("tilelab: bfloat16") != std::string::npos) return DType::BF16;
+  if (descr == "|u1" && header.find("tilelab: float8e4nv") != std::string::npos) return DType::F8E4M3;
+  if (descr == "|u1" && header.find("tilelab: float8e5") != std::string::npos) return DType::F8E5M2;
   return std::nullopt;
 }
 
@@ -546,7 +548,7 @@ class LaunchEvaluator {
     std::vector<std::string> known;
     for (const auto& [name, _] : names_) known.push_back(name);
     known.push_back("inf");
-    for (const char* d : {"i1", "i32", "i64", "f16", "bf16", "f32"}) known.push_back(d);
+    for (const char* d : {"i1", "i32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2"}) known.push_back(d);
     std::string hint = didYouMean(e.str, known);
     if (!hint.empty()) return fail(e.loc, "unknown name '" + e.str + "' in @launch" + hint);
     return fail(e.loc, "unknown name '" + e.str + "' in @launch: define it as an earlier keyword (e.g. " + e.str + "=1024)");

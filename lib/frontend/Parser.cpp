@@ -360,8 +360,8 @@ class Parser {
     if (!isPtr && (last == "tensor" || last == "pointer_type")) return;  // says nothing beyond the launch
     auto d = parseDType(last);
     if (!d) {
-      diag_.error(nameLoc, "unknown type annotation '" + text + "': use tl.constexpr, a dtype (i1, i32, i64, f16, bf16, f32) or a pointer such as *f32" +
-                               didYouMean(last, {"constexpr", "i1", "i32", "i64", "f16", "bf16", "f32"}));
+      diag_.error(nameLoc, "unknown type annotation '" + text + "': use tl.constexpr, a dtype (i1, i32, i64, f16, bf16, f32, f8e4m3, f8e5m2) or a pointer such as *f32" +
+                               didYouMean(last, {"constexpr", "i1", "i32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2"}));
       return;
     }
     p.annot = isPtr ? AnnotKind::Pointer : AnnotKind::Scalar;

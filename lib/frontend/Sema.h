@@ -150,6 +150,10 @@ class Sema {
   Value* materialize(const PyVal& c, DType dt, const Shape& shape, Loc loc);
   Value* toValue(const PyVal& p, Loc loc);                // constant -> its default dtype
   Value* convert(Value* v, DType dt, Loc loc);
+  // fp8 is a storage type (docs/language.md): true, after a located error, when `what` (an
+  // operator or a built-in) would compute on an fp8 value, i.e. when its computation dtype `dt`
+  // is fp8, or an fp8 operand meets an integer tile (Triton rejects both).
+  bool refuseFp8(const PyVal& a, const PyVal* b, DType dt, Loc loc, const std::string& what);
   std::optional<Shape> broadcastShape(const Shape& a, const Shape& b) const;
   Value* broadcastTo(Value* v, const Shape& shape, Loc loc);
   bool checkTileSize(const Shape& s, Loc loc);
@@ -168,6 +172,7 @@ class Sema {
   };
 
  private:
+  bool fp8Argument(const std::string& fname, const Args& a);  // bindArgs' fp8 check (SemaBuiltins.cpp)
   PyVal evalCall(const ast::Expr& e);
   // Calls the built-in `f` (after any module prefix: tl.load is "load"); `self` is the tensor of
   // a method call (x.sum(0)), bound to the first parameter.

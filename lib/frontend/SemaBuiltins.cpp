@@ -35,7 +35,24 @@ bool Sema::bindArgs(const Expr& call, const std::string& fname, const std::vecto
         }
         return ok;
       },
-      [&](Loc loc, const std::string& msg) { error(loc, msg); }, self ? 1 : 0);
+      [&](Loc loc, const std::string& msg) { error(loc, msg); }, self ? 1 : 0) &&
+         !fp8Argument(fname, out);
+}
+
+// The built-ins that compute on their tile argument (math, reductions, scans): an fp8 tile
+// there is an error (fp8 is a storage type; Triton's compiler rejects these too). The built-ins
+// of two or three operands (maximum, fma, ...) check their promoted dtype instead (SemaMath.cpp).
+bool Sema::fp8Argument(const std::string& fname, const Args& a) {
+  static const std::set<std::string> kComputing = {
+      "max", "min", "sum", "argmax", "argmin", "cumsum", "cumprod", "associative_scan", "softmax", "sqrt_rn",
+      "exp", "exp2", "log", "sqrt", "rsqrt", "sigmoid", "abs", "log2", "cos", "sin", "floor", "ceil", "erf",
+      "asin", "acos", "atan", "tan", "sinh", "cosh", "tanh", "log10", "log1p", "expm1", "exp10", "cbrt", "rcp",
+      "trunc", "round", "rint", "nearbyint", "isnan", "isinf", "isfinite", "signbit"};
+  if (!kComputing.count(fname)) return false;
+  for (size_t k = 0; k < a.vals.size(); ++k)
+    if (refuseFp8(a.vals[k], nullptr, a.vals[k].isValue() ? a.vals[k].v->type.dtype : DType::F32, a.locs[k], fname + "()"))
+      return true;
+  return false;
 }
 
 // A compile-time integer, or a constexpr error that says how to make it one.
@@ -84,7 +101,16 @@ std::optional<Shape> Sema::constShape(const PyVal& p, const Expr* e, Loc loc, co
 std::optional<DType> Sema::dtypeArg(const Args& a, size_t k, DType dflt, const std::string& fname) {
   if (!a.has(k)) return dflt;
   if (a.vals[k].kind == PyVal::Kind::DType && !a.vals[k].s.empty()) {
-    error(a.locs[k], a.vals[k].s + " is not supported: tilelab's dtypes are int1, int32, int64, float16, bfloat16 and float32");
+    const std::string& n = a.vals[k].s;
+    const bool amd = n.find("float8e4b8") != std::string::npos || n.find("float8e5b16") != std::string::npos;
+    const bool legacy = n.find("float8e4b15") != std::string::npos;
+    if (amd || legacy)
+      error(a.locs[k], n + " is not supported: it is " +
+                           (amd ? std::string("an AMD (fnuz, MI300) fp8 format") : std::string("Triton's legacy pre-sm_89 fp8 format")) +
+                           ", which tilelab does not model; its fp8 dtypes are tl.float8e4nv (e4m3) and tl.float8e5 (e5m2)");
+    else
+      error(a.locs[k], n + " is not supported: tilelab's dtypes are int1, int32, int64, float16, bfloat16, float32, "
+                           "float8e4nv and float8e5");
     return std::nullopt;
   }
   if (a.vals[k].kind != PyVal::Kind::DType || a.vals[k].ptrTo) {
@@ -249,6 +275,9 @@ PyVal Sema::evalMethod(const Expr& e, const PyVal& base) {
     else if (m == "is_int_signed") r = isInt(d);
     else if (m == "is_fp16") r = d == DType::F16;
     else if (m == "is_bf16") r = d == DType::BF16;
+    else if (m == "is_fp8") r = isFp8(d);
+    else if (m == "is_fp8e4nv") r = d == DType::F8E4M3;
+    else if (m == "is_fp8e5") r = d == DType::F8E5M2;
     else if (m == "is_fp32") r = d == DType::F32;
     else if (m == "is_int1" || m == "is_bool") r = d == DType::I1;
     else if (m == "is_int32") r = d == DType::I32;
@@ -556,6 +585,11 @@ PyVal Sema::builtinDot(const Expr& e) {
   if (x->type.shape[1] != y->type.shape[0])
     return fail(e.loc, "dot() inner dimensions differ: " + x->type.str() + " @ " + y->type.str() +
                            " (a is [M, K], b must be [K, N])");
+  if (isFp8(x->type.dtype) != isFp8(y->type.dtype))
+    return fail(e.loc, "dot() of " + x->type.str() + " and " + y->type.str() + ": an fp8 operand needs an fp8 partner (as in "
+                       "Triton); convert the other one with .to(tl.float8e4nv) or the fp8 one with .to(tl.float16)");
+  // Two different fp8 formats meet in f16 (exact for both); one fp8 dtype stays fp8 (the dot
+  // widens it to f32).
   DType dt = promote(x->type.dtype, y->type.dtype);
   x = convert(x, dt, a.locs[0]);
   y = convert(y, dt, a.locs[1]);

@@ -40,8 +40,8 @@ const std::set<std::string>& tritonModules() {
 // Triton dtypes tilelab does not have.
 const std::set<std::string>& unsupportedDTypes() {
   static const std::set<std::string> kNames = {
-      "int8", "int16", "uint8", "uint16", "uint32", "uint64", "float64", "fp64", "float8e4nv", "float8e5",
-      "float8e4b15", "float8e4b8", "float8e5b16", "float8_e4m3fn", "float8_e5m2", "void"};
+      "int8", "int16", "uint8", "uint16", "uint32", "uint64", "float64", "fp64", "float8e4b15", "float8e4b8",
+      "float8e5b16", "float8_e4m3fn", "float8_e5m2", "void"};
   return kNames;
 }
 

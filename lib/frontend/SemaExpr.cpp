@@ -2,7 +2,10 @@
 // typing rules behind them (docs/language.md, "Types"):
 //
 //   promotion   same dtype -> it; int with float -> the float; f16 with bf16 -> f32;
-//               f16/bf16 with f32 -> f32; i32 with i64 -> i64; i1 with x -> x
+//               f16/bf16 with f32 -> f32; i32 with i64 -> i64; i1 with x -> x;
+//               fp8 (Triton's rules): with f16 -> f16, with bf16 or f32 -> f32, two fp8
+//               formats -> f16; an fp8 computation dtype, or fp8 with an integer tile, is an
+//               error (refuseFp8: fp8 is stored and converted, never computed with)
 //   weak consts an int literal next to a typed int takes its dtype (i64 if it does not fit
 //               i32); next to a float it takes the float's dtype; a float literal next to a
 //               float takes its dtype, next to an int it is f32
@@ -76,6 +79,11 @@ DType Sema::promote(DType a, DType b) {
   if (a == DType::I1) return b;
   if (b == DType::I1) return a;
   if (isFloat(a) != isFloat(b)) return isFloat(a) ? a : b;
+  if (isFp8(a) && isFp8(b)) return DType::F16;  // e4m3 with e5m2: both exact in f16
+  if (isFp8(a) || isFp8(b)) {
+    const DType other = isFp8(a) ? b : a;
+    return other == DType::BF16 ? DType::F32 : other;  // f16 -> f16, f32 -> f32, bf16 -> f32
+  }
   if (isFloat(a)) return DType::F32;  // f16/bf16 mixes, or either with f32
   return DType::I64;                   // i32 with i64
 }
@@ -113,7 +121,29 @@ Value* Sema::toValue(const PyVal& p, Loc loc) {
 
 Value* Sema::convert(Value* v, DType dt, Loc loc) {
   if (v->type.dtype == dt) return v;
-  return at(loc).convert(v, dt);
+  const DType from = v->type.dtype;
+  if ((isFp8(from) && !isFloat(dt)) || (!isFloat(from) && isFp8(dt)))
+    error(loc, std::string("cannot convert ") + dtypeName(from) + " to " + dtypeName(dt) +
+                   ": Triton converts fp8 only to and from float dtypes; go through float32, e.g. x.to(tl.float32)" +
+                   (isFp8(dt) ? std::string(".to(tl.") + (dt == DType::F8E4M3 ? "float8e4nv" : "float8e5") + ")" : ""));
+  return at(loc).convert(v, dt);  // still valid IR (via f32): the error stops the compilation
+}
+
+bool Sema::refuseFp8(const PyVal& a, const PyVal* b, DType dt, Loc loc, const std::string& what) {
+  auto fp8 = [](const PyVal* p) { return p && p->isValue() && !p->v->type.isPtr && isFp8(p->v->type.dtype); };
+  auto intTile = [](const PyVal* p) { return p && p->isValue() && !p->v->type.isPtr && !isFloat(p->v->type.dtype); };
+  const PyVal* f = fp8(&a) ? &a : fp8(b) ? b : nullptr;
+  if (!f) return false;
+  const std::string t = f->v->type.str();
+  if (intTile(&a) || intTile(b)) {
+    error(loc, what + " cannot combine " + t + " with an integer tile (Triton rejects fp8 with integers): convert the fp8 "
+                      "value first, e.g. x.to(tl.float32)");
+    return true;
+  }
+  if (!isFp8(dt)) return false;
+  error(loc, what + " on " + t + " is not supported: fp8 is a storage type, converted but not computed with (Triton's "
+                    "compiler rejects fp8 arithmetic too); convert first, e.g. x.to(tl.float16) or x.to(tl.float32)");
+  return true;
 }
 
 std::optional<Shape> Sema::broadcastShape(const Shape& a, const Shape& b) const {
@@ -273,7 +303,7 @@ PyVal Sema::evalName(const Expr& e) {
   std::vector<std::string> known;
   for (const auto& [name, _] : env_) known.push_back(name);
   known.push_back("inf");
-  for (const char* d : {"i1", "i32", "i64", "f16", "bf16", "f32"}) known.push_back(d);
+  for (const char* d : {"i1", "i32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2"}) known.push_back(d);
   return fail(e.loc, "unknown name '" + e.str + "'" + didYouMean(e.str, known));
 }
 
@@ -307,6 +337,7 @@ PyVal Sema::evalUnary(const Expr& e) {
   switch (e.unaryOp) {
     case UnaryOp::Pos: return x;
     case UnaryOp::Neg:
+      if (refuseFp8(x, nullptr, v->type.dtype, e.loc, "unary '-'")) return PyVal::poison();
       if (v->type.dtype == DType::I1) v = convert(v, DType::I32, e.loc);
       return PyVal::value(at(e.loc).unary(OpKind::Neg, v));
     case UnaryOp::Invert:
@@ -427,6 +458,7 @@ PyVal Sema::binary(BinOp op, const PyVal& a, const PyVal& b, Loc loc) {
     return fail(loc, std::string("'") + spelling(op) + "' needs integer or i1 operands, got " + operandTypes());
   if (op == BinOp::FloorDiv && isFloat(dt))
     return fail(loc, "'//' needs integer operands, got " + operandTypes() + ": use / for float division");
+  if (refuseFp8(a, &b, dt, loc, std::string("'") + spelling(op) + "'")) return PyVal::poison();
   if (!unify(a, b, loc, va, vb)) return PyVal::poison();
   Builder& B = at(loc);
   if (isComparison(op)) {

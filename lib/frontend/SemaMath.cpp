@@ -30,6 +30,7 @@ PyVal Sema::builtinMath(const Expr& e, const std::string& f) {
     // built and folded in f32 as at run time (fold-constants), not in Python's doubles.
     const PyVal first = a.vals[0].isConst() && a.vals[1].isConst() ? PyVal::value(toValue(a.vals[0], a.locs[0])) : a.vals[0];
     if (!unify(first, a.vals[1], e.loc, x, y)) return PyVal::poison();
+    if (refuseFp8(PyVal::value(x), nullptr, x->type.dtype, e.loc, f + "()")) return PyVal::poison();
     if (!isFloat(x->type.dtype)) {
       x = convert(x, DType::F32, e.loc);
       y = convert(y, DType::F32, e.loc);
@@ -101,6 +102,7 @@ PyVal Sema::builtinMinMaximum(const Expr& e, const std::string& f) {
       return fail(a.locs[k], f + "() needs numbers or tiles, got " + describe(a.vals[k]));
   Value *va = nullptr, *vb = nullptr;
   if (!unify(x, y, e.loc, va, vb)) return PyVal::poison();
+  if (refuseFp8(PyVal::value(va), nullptr, va->type.dtype, e.loc, f + "()")) return PyVal::poison();
   if (va->type.dtype == DType::I1) {
     va = convert(va, DType::I32, e.loc);
     vb = convert(vb, DType::I32, e.loc);
@@ -126,6 +128,7 @@ PyVal Sema::builtinFma(const Expr& e) {
   if (!unify(PyVal::value(x), a.vals[2], e.loc, xy, z)) return PyVal::poison();
   if (xy->type != x->type && !unify(PyVal::value(y), PyVal::value(z), e.loc, y, z)) return PyVal::poison();
   x = xy;
+  if (refuseFp8(PyVal::value(x), nullptr, x->type.dtype, e.loc, "fma()")) return PyVal::poison();
   if (!isFloat(x->type.dtype)) {
     x = convert(x, DType::F32, e.loc);
     y = convert(y, DType::F32, e.loc);
@@ -164,12 +167,14 @@ PyVal Sema::builtinClamp(const Expr& e) {
   }
   Value *vx = nullptr, *vlo = nullptr, *vm = nullptr, *vhi = nullptr;
   if (!unify(x, lo, e.loc, vx, vlo)) return PyVal::poison();
+  if (refuseFp8(PyVal::value(vx), nullptr, vx->type.dtype, e.loc, "clamp()")) return PyVal::poison();
   if (vx->type.dtype == DType::I1) {
     vx = convert(vx, DType::I32, e.loc);
     vlo = convert(vlo, DType::I32, e.loc);
   }
   Value* m = at(e.loc).binary(OpKind::Maximum, vx, vlo);
   if (!unify(PyVal::value(m), hi, e.loc, vm, vhi)) return PyVal::poison();
+  if (refuseFp8(PyVal::value(vm), nullptr, vm->type.dtype, e.loc, "clamp()")) return PyVal::poison();
   if (vm->type.dtype == DType::I1) {
     vm = convert(vm, DType::I32, e.loc);
     vhi = convert(vhi, DType::I32, e.loc);

@@ -10,7 +10,7 @@
 //   - f32 is computed in float, not double (the double attribute is cast to float, the op is
 //     computed, the float result is stored back as a double, which holds it exactly);
 //   - f16/bf16 arithmetic is never folded (the IR library does not model their rounding), nor
-//     are conversions to or from them;
+//     are conversions to or from them or fp8;
 //   - a result that is NaN, or a float->int conversion out of range, is not folded.
 // A constant tile is a splat, so elementwise folding works on the single element value.
 //
@@ -150,7 +150,7 @@ bool compare(const std::string& pred, T a, T b) {
 }
 
 // True for the dtypes whose values this pass can compute exactly.
-bool foldable(DType d) { return d != DType::F16 && d != DType::BF16; }
+bool foldable(DType d) { return d != DType::F16 && d != DType::BF16 && !isFp8(d); }
 
 // x.to(to): the result, or nullopt when it is not folded (NaN, out of range, f16/bf16).
 std::optional<ConstValue> foldConvert(const ConstValue& x, DType to) {

@@ -14,6 +14,8 @@ const char* dtypeName(DType d) {
     case DType::F16: return "f16";
     case DType::BF16: return "bf16";
     case DType::F32: return "f32";
+    case DType::F8E4M3: return "f8e4m3";
+    case DType::F8E5M2: return "f8e5m2";
   }
   return "?";
 }
@@ -25,6 +27,8 @@ std::optional<DType> parseDType(std::string_view n) {
   if (n == "f16" || n == "float16" || n == "fp16") return DType::F16;
   if (n == "bf16" || n == "bfloat16") return DType::BF16;
   if (n == "f32" || n == "float32" || n == "fp32") return DType::F32;
+  if (n == "f8e4m3" || n == "float8e4nv" || n == "fp8e4nv") return DType::F8E4M3;  // Triton's names
+  if (n == "f8e5m2" || n == "float8e5" || n == "fp8e5") return DType::F8E5M2;
   return std::nullopt;
 }
 
@@ -36,11 +40,14 @@ int dtypeBytes(DType d) {
     case DType::F16: return 2;
     case DType::BF16: return 2;
     case DType::F32: return 4;
+    case DType::F8E4M3:
+    case DType::F8E5M2: return 1;
   }
   return 4;
 }
 
-bool isFloat(DType d) { return d == DType::F16 || d == DType::BF16 || d == DType::F32; }
+bool isFloat(DType d) { return d == DType::F16 || d == DType::BF16 || d == DType::F32 || isFp8(d); }
+bool isFp8(DType d) { return d == DType::F8E4M3 || d == DType::F8E5M2; }
 bool isInt(DType d) { return !isFloat(d); }
 
 int64_t Type::numel() const {

@@ -1,6 +1,6 @@
 // Types shared by every IR level.
 //
-// A type is an element dtype, optionally "pointer to" that dtype, with an optional static shape:
+// A type is an element dtype (i1, i32, i64, f16, bf16, f32, f8e4m3, f8e5m2), optionally "pointer to" that dtype, with an optional static shape:
 //
 //   i32                 a scalar
 //   ptr<f32>            a scalar pointer to f32 (a kernel's pointer parameter)
@@ -33,12 +33,15 @@ enum class DType : uint8_t {
   F16,   // IEEE binary16
   BF16,  // bfloat16 (8-bit exponent, 7-bit mantissa)
   F32,   // IEEE binary32
+  F8E4M3,  // fp8 OCP e4m3 "fn" (Triton's tl.float8e4nv): bias 7, no inf, max 448, NaN S.1111.111
+  F8E5M2,  // fp8 e5m2 (Triton's tl.float8e5): bias 15, IEEE-like inf and NaN, max 57344
 };
 
 const char* dtypeName(DType d);                         // "f32"
 std::optional<DType> parseDType(std::string_view name);  // "f32" or "float32" -> F32
 int dtypeBytes(DType d);                                 // I1 counts as 1 byte in memory
 bool isFloat(DType d);
+bool isFp8(DType d);  // F8E4M3, F8E5M2: storage and conversion dtypes, no arithmetic (docs/language.md)
 bool isInt(DType d);  // I1, I32, I64
 
 using Shape = std::vector<int64_t>;

@@ -213,7 +213,10 @@ void verifyThreadOp(const Op& op, Check& c) {
   }
 }
 
-bool isArith(const Type& t) { return !t.isPtr && t.dtype != DType::I1; }
+// fp8 values are stored and converted, never computed with (docs/language.md): no arithmetic,
+// math, comparison, reduction or scan takes them; dot does (it widens them to f32).
+bool isArith(const Type& t) { return !t.isPtr && t.dtype != DType::I1 && !isFp8(t.dtype); }
+bool isMathFloat(const Type& t) { return !t.isPtr && isFloat(t.dtype) && !isFp8(t.dtype); }
 
 }  // namespace
 
@@ -326,7 +329,7 @@ std::optional<std::string> verifyOp(const Op& op) {
     case OpKind::Tanh: case OpKind::Log10: case OpKind::Log1p: case OpKind::Expm1: case OpKind::Exp10:
     case OpKind::Cbrt: case OpKind::Rcp: case OpKind::Trunc: case OpKind::Round: case OpKind::Rint:
       if (c.operands(1, 1) && c.results(1) && c.sameType(opd(0), res(), "operand/result"))
-        if (res().isPtr || !isFloat(res().dtype)) c.fail("needs a float operand, got " + str(res()));
+        if (!isMathFloat(res())) c.fail("needs a float operand (f16, bf16 or f32: fp8 is converted first), got " + str(res()));
       break;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
     case OpKind::Maximum: case OpKind::Minimum:
@@ -348,17 +351,19 @@ std::optional<std::string> verifyOp(const Op& op) {
     case OpKind::Atan2: case OpKind::Pow: case OpKind::Hypot:
       if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
           c.sameType(opd(0), res(), "operand/result"))
-        if (res().isPtr || !isFloat(res().dtype)) c.fail("needs float operands, got " + str(res()));
+        if (!isMathFloat(res())) c.fail("needs float operands (f16, bf16 or f32: fp8 is converted first), got " + str(res()));
       break;
     case OpKind::Fma:
       if (c.operands(3, 3) && c.results(1) && c.sameType(opd(0), opd(1), "operand") && c.sameType(opd(0), opd(2), "operand") &&
           c.sameType(opd(0), res(), "operand/result"))
-        if (res().isPtr || !isFloat(res().dtype)) c.fail("needs float operands, got " + str(res()));
+        if (!isMathFloat(res())) c.fail("needs float operands (f16, bf16 or f32: fp8 is converted first), got " + str(res()));
       break;
     case OpKind::Cmp:
       if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
-          c.sameType(res(), opd(0).withDType(DType::I1), "result") && c.strAttrIn("pred", {"lt", "le", "gt", "ge", "eq", "ne"}))
+          c.sameType(res(), opd(0).withDType(DType::I1), "result") && c.strAttrIn("pred", {"lt", "le", "gt", "ge", "eq", "ne"})) {
         if (opd(0).isPtr) c.fail("cannot compare pointers");
+        else if (isFp8(opd(0).dtype)) c.fail("cannot compare fp8 values (convert them to f16 or f32 first), got " + str(opd(0)));
+      }
       break;
     case OpKind::Select:
       if (c.operands(3, 3) && c.results(1) && c.isMask(opd(0)) && c.sameShape(opd(0), opd(1), "condition/value") &&

@@ -5,6 +5,8 @@
 //                                sums of thousands of elements then differ in the last bits
 //   f16   atol 1e-2, rtol 1e-2   about 10 mantissa bits
 //   bf16  atol 2e-2, rtol 2e-2   about 7 mantissa bits
+//   fp8   e4m3 atol 2^-9, rtol 1/8 (one step of 3 mantissa bits); e5m2 atol 2^-16, rtol 1/4
+//         (the smallest subnormal, and one step of 2 mantissa bits)
 //   i1, i32, i64: exact
 // Special values: NaN matches only NaN; an infinity matches only the same infinity (such a
 // mismatch counts as an infinite error). maxRelErr skips elements whose reference is 0.
@@ -21,6 +23,8 @@ void toleranceFor(DType dtype, double& atol, double& rtol) {
     case DType::F32: atol = 1e-5; rtol = 1e-4; return;
     case DType::F16: atol = 1e-2; rtol = 1e-2; return;
     case DType::BF16: atol = 2e-2; rtol = 2e-2; return;
+    case DType::F8E4M3: atol = 0x1p-9; rtol = 0.125; return;
+    case DType::F8E5M2: atol = 0x1p-16; rtol = 0.25; return;
     case DType::I1:
     case DType::I32:
     case DType::I64: atol = 0; rtol = 0; return;

@@ -24,7 +24,7 @@
 //       Empty:   every byte 0xFF ("allocated, not initialized": f32 NaN, i32 -1, like the
 //                executor's fresh shared memory), so a read of it shows up as a wrong result.
 //   - f16/bf16 conversions round to nearest even, handle subnormals, infinities and NaN (NaN
-//     stays a quiet NaN with the sign kept).
+//     stays a quiet NaN with the sign kept). The fp8 conversions are runtime/Fp8.h's.
 #include "runtime/Memory.h"
 
 #include <sstream>
@@ -130,6 +130,8 @@ double roundToDType(double v, DType dtype) {
     case DType::F32: return static_cast<float>(v);
     case DType::F16: return halfToFloat(floatToHalf(static_cast<float>(v)));
     case DType::BF16: return bf16ToFloat(floatToBf16(static_cast<float>(v)));
+    case DType::F8E4M3:
+    case DType::F8E5M2: return roundToFp8(dtype, static_cast<float>(v));
     case DType::I1:  // NaN != 0 is true
     case DType::I32:
     case DType::I64: return static_cast<double>(floatToInt(v, dtype));
@@ -164,6 +166,8 @@ double Buffer::getF(int64_t i) const {
     case DType::F32: return loadAs<float>(bytes, i);
     case DType::F16: return halfToFloat(loadAs<uint16_t>(bytes, i));
     case DType::BF16: return bf16ToFloat(loadAs<uint16_t>(bytes, i));
+    case DType::F8E4M3:
+    case DType::F8E5M2: return fp8ToFloat(dtype, loadAs<uint8_t>(bytes, i));
     case DType::I1: return loadAs<uint8_t>(bytes, i) != 0 ? 1 : 0;
     case DType::I32: return loadAs<int32_t>(bytes, i);
     case DType::I64: return static_cast<double>(loadAs<int64_t>(bytes, i));
@@ -185,6 +189,8 @@ void Buffer::setF(int64_t i, double v) {
     case DType::F32: storeAs<float>(bytes, i, static_cast<float>(v)); break;
     case DType::F16: storeAs<uint16_t>(bytes, i, floatToHalf(static_cast<float>(v))); break;
     case DType::BF16: storeAs<uint16_t>(bytes, i, floatToBf16(static_cast<float>(v))); break;
+    case DType::F8E4M3:
+    case DType::F8E5M2: storeAs<uint8_t>(bytes, i, floatToFp8(dtype, static_cast<float>(v))); break;
     case DType::I1: storeAs<uint8_t>(bytes, i, v != 0 ? 1 : 0); break;
     case DType::I32: storeAs<int32_t>(bytes, i, static_cast<int32_t>(floatToInt(v, DType::I32))); break;
     case DType::I64: storeAs<int64_t>(bytes, i, floatToInt(v, DType::I64)); break;
@@ -348,6 +354,13 @@ static double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng()
 static double nextBelow(double v, DType d) {
   float f = static_cast<float>(v);
   if (d == DType::F32) return std::nextafter(f, -std::numeric_limits<float>::infinity());
+  if (isFp8(d)) {  // the same step on the 8-bit pattern
+    uint8_t c = floatToFp8(d, f);
+    if ((c & 0x7f) == 0) c = 0x81;
+    else if (c & 0x80) ++c;
+    else --c;
+    return fp8ToFloat(d, c);
+  }
   // 16-bit formats: step the bit pattern one ulp toward -inf.
   bool isHalf = d == DType::F16;
   uint16_t h = isHalf ? floatToHalf(f) : floatToBf16(f);

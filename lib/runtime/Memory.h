@@ -14,6 +14,7 @@
 
 #include "frontend/Launch.h"
 #include "ir/Type.h"
+#include "runtime/Fp8.h"  // the fp8 conversions (floatToE4M3, ...)
 
 namespace tl {
 
@@ -31,7 +32,7 @@ struct Buffer {
 
   int64_t numel() const;
   uint64_t end() const { return base + bytes.size(); }
-  // Element i as a double / int64 (f16 and bf16 decoded). No bounds check: callers check.
+  // Element i as a double / int64 (f16, bf16 and fp8 decoded). No bounds check: callers check.
   double getF(int64_t i) const;
   int64_t getI(int64_t i) const;
   void setF(int64_t i, double v);  // rounds to the buffer's dtype
@@ -102,7 +103,8 @@ uint16_t floatToHalf(float f);
 float halfToFloat(uint16_t h);
 uint16_t floatToBf16(float f);
 float bf16ToFloat(uint16_t h);
-// Rounds v to what `dtype` can hold: floats round to nearest even (f16/bf16 via f32); i32/i64
+// Rounds v to what `dtype` can hold: floats round to nearest even (f16/bf16/fp8 via f32; fp8
+// saturates finite overflow and inf to its largest finite value, runtime/Fp8.h); i32/i64
 // truncate toward zero and saturate (NaN -> 0); i1 is `v != 0`.
 double roundToDType(double v, DType dtype);
 // Float -> integer dtype as an int64: truncates toward zero and saturates at the dtype's range
@@ -111,7 +113,10 @@ int64_t floatToInt(double v, DType dtype);
 
 // .npy files (version 1.0, little-endian, C order): f32, f16, i32, i64, bool; bf16 is stored
 // as '<u2' raw bits with a `# tilelab: bfloat16` comment after the header dict, since numpy has
-// no bf16 (numpy itself reads such a file as uint16). A 0-d array reads as shape (1,).
+// no bf16 (numpy itself reads such a file as uint16); the fp8 dtypes likewise as '|u1' bit
+// patterns with `# tilelab: float8e4nv` / `# tilelab: float8e5` (numpy reads them as uint8;
+// `arr.view(ml_dtypes.float8_e4m3fn)` / `float8_e5m2` gives the values). A 0-d array reads as
+// shape (1,).
 void writeNpy(const std::string& path, const Buffer& buf);
 Buffer readNpy(const std::string& path);  // throws std::runtime_error with the reason
 

@@ -10,7 +10,11 @@
 // dtypes: '<f4' f32, '<f2' f16, '<i4' i32, '<i8' i64, '|b1' i1. bf16 has no numpy dtype: it is
 // written as '<u2' (its raw bits) with the comment `# tilelab: bfloat16` after the dict; numpy
 // ignores the comment (it parses the header with ast.literal_eval) and reads uint16 bits, and
-// readNpy reads it back as bf16. A '<u2' file without the comment is rejected.
+// readNpy reads it back as bf16. A '<u2' file without the comment is rejected. The fp8 dtypes
+// have no numpy dtype either (ml_dtypes' float8_e4m3fn / float8_e5m2 are not .npy-portable):
+// they are written as '|u1' bit patterns with `# tilelab: float8e4nv` or `# tilelab: float8e5`
+// (numpy reads uint8; `np.load(f).view(ml_dtypes.float8_e4m3fn)` gives the values), and a '|u1'
+// file without one of the comments is rejected.
 //
 // readNpy accepts versions 1.0 and 2.0 (4-byte header length), rejects fortran order,
 // big-endian data, unknown dtypes, bad headers, and data of the wrong size, each with a
@@ -37,6 +41,8 @@ namespace {
 
 const char kMagic[] = "\x93NUMPY";
 const char kBf16Note[] = "# tilelab: bfloat16";
+const char kE4M3Note[] = "# tilelab: float8e4nv";
+const char kE5M2Note[] = "# tilelab: float8e5";
 
 const char* descrFor(DType d) {
   switch (d) {
@@ -46,6 +52,8 @@ const char* descrFor(DType d) {
     case DType::I32: return "<i4";
     case DType::I64: return "<i8";
     case DType::I1: return "|b1";
+    case DType::F8E4M3:
+    case DType::F8E5M2: return "|u1";
   }
   return "?";
 }
@@ -142,6 +150,8 @@ std::optional<DType> dtypeForDescr(const std::string& descr, const std::string& 
   if (descr == "<i8") return DType::I64;
   if (descr == "|b1") return DType::I1;
   if (descr == "<u2" && trailing.find(kBf16Note) != std::string::npos) return DType::BF16;
+  if (descr == "|u1" && trailing.find(kE4M3Note) != std::string::npos) return DType::F8E4M3;
+  if (descr == "|u1" && trailing.find(kE5M2Note) != std::string::npos) return DType::F8E5M2;
   return std::nullopt;
 }
 
@@ -156,6 +166,8 @@ void writeNpy(const std::string& path, const Buffer& buf) {
   std::string header = std::string("{'descr': '") + descrFor(buf.dtype) +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   if (buf.dtype == DType::BF16) header += std::string(" ") + kBf16Note;
+  if (buf.dtype == DType::F8E4M3) header += std::string(" ") + kE4M3Note;
+  if (buf.dtype == DType::F8E5M2) header += std::string(" ") + kE5M2Note;
   // Pad with spaces so that magic (6) + version (2) + length (2) + header ends at a multiple
   // of 64, the last header byte being '\n'.
   size_t total = 10 + header.size() + 1;

@@ -233,6 +233,8 @@ StorageOf<D> readElem(const uint8_t* p) {
     uint16_t h;
     std::memcpy(&h, p, sizeof h);
     return D == DType::F16 ? halfToFloat(h) : bf16ToFloat(h);
+  } else if constexpr (D == DType::F8E4M3 || D == DType::F8E5M2) {
+    return fp8ToFloat(D, *p);
   } else {
     return uint8_t(*p != 0);
   }
@@ -245,6 +247,8 @@ void writeElem(uint8_t* p, StorageOf<D> v) {
   } else if constexpr (D == DType::F16 || D == DType::BF16) {
     uint16_t h = D == DType::F16 ? floatToHalf(v) : floatToBf16(v);
     std::memcpy(p, &h, sizeof h);
+  } else if constexpr (D == DType::F8E4M3 || D == DType::F8E5M2) {
+    *p = floatToFp8(D, v);
   } else {
     *p = v ? 1 : 0;
   }
@@ -260,6 +264,8 @@ void withDType(DType d, F&& f) {
     case DType::F16: f(std::integral_constant<DType, DType::F16>{}); break;
     case DType::BF16: f(std::integral_constant<DType, DType::BF16>{}); break;
     case DType::F32: f(std::integral_constant<DType, DType::F32>{}); break;
+    case DType::F8E4M3: f(std::integral_constant<DType, DType::F8E4M3>{}); break;
+    case DType::F8E5M2: f(std::integral_constant<DType, DType::F8E5M2>{}); break;
   }
 }
 

@@ -4,6 +4,7 @@
 //
 //   dtype          storage     notes
 //   f16/bf16/f32   float       f16 and bf16 values are kept rounded to their dtype
+//   f8e4m3/f8e5m2  float       kept rounded to their dtype (runtime/Fp8.h)
 //   i32            int32_t
 //   i64            int64_t
 //   i1             uint8_t     always 0 or 1
@@ -25,7 +26,7 @@ namespace tl::block {
 
 // Which C++ array holds a tile's elements.
 enum class Storage : uint8_t {
-  F32,  // float: f16, bf16 and f32 tiles
+  F32,  // float: f16, bf16, f32 and fp8 tiles
   I32,  // int32_t: i32 tiles
   I64,  // int64_t: i64 tiles
   I1,   // uint8_t (0 or 1): i1 tiles
@@ -40,7 +41,9 @@ inline Storage storageOf(DType dtype, bool isPtr) {
     case DType::I64: return Storage::I64;
     case DType::F16:
     case DType::BF16:
-    case DType::F32: return Storage::F32;
+    case DType::F32:
+    case DType::F8E4M3:
+    case DType::F8E5M2: return Storage::F32;
   }
   return Storage::F32;
 }

@@ -167,6 +167,8 @@ float roundFloat(float v, DType dtype) {
   switch (dtype) {
     case DType::F16: return halfToFloat(floatToHalf(v));
     case DType::BF16: return bf16ToFloat(floatToBf16(v));
+    case DType::F8E4M3:
+    case DType::F8E5M2: return roundToFp8(dtype, v);
     default: return v;
   }
 }
@@ -176,6 +178,8 @@ void roundToOwnDType(Tile& t) {
   float* x = t.f32.data();
   if (t.dtype == DType::F16)
     for (int64_t i = 0; i < t.n; ++i) x[i] = halfToFloat(floatToHalf(x[i]));
+  else if (isFp8(t.dtype))
+    for (int64_t i = 0; i < t.n; ++i) x[i] = roundToFp8(t.dtype, x[i]);
   else
     for (int64_t i = 0; i < t.n; ++i) x[i] = bf16ToFloat(floatToBf16(x[i]));
 }

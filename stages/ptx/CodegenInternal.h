@@ -5,13 +5,15 @@
 //                       the optimization pipeline and PTX emission (compileToPTX)
 //   CodegenOps.cpp      constants, registers (reg_index/extract/pack/permute/reg_reduce),
 //                       elementwise math with the executor's semantics, convert, shuffles
+//   CodegenFp8.cpp      fp8 <-> f32 conversions (cvt.rn.satfinite.e4m3x2.f32, cvt.rn.f16x2.e4m3x2
+//                       and their e5m2 twins, sm_89+), the arch check
 //   CodegenMemory.cpp   ld/st_global (vector accesses, predicated with inline PTX), atomics
 //                       (atom/red.global in inline PTX), ld/st_shared (one addrspace(3) array), barrier
 //
 // Expects: verified thread IR (compileToPTX runs the verifier first).
 // Guarantees: every IR value maps to one LLVM value of type llvmType(value.type): a scalar, or
-// an LLVM vector <N x T> for N registers; element types: i1/i32/i64, half/bfloat/float, and
-// `ptr addrspace(1)` for pointers. In memory an i1 is one byte (i8), as lib/runtime/Memory.h
+// an LLVM vector <N x T> for N registers; element types: i1/i32/i64, half/bfloat/float, i8 for
+// fp8 (the bit pattern), and `ptr addrspace(1)` for pointers. In memory an i1 is one byte (i8), as lib/runtime/Memory.h
 // stores it.
 // Source lines (PtxOptions::lineInfo): the module gets a compile unit (emission kind
 // DebugDirectivesOnly), the kernel a DISubprogram, and the IRBuilder's current debug location is
@@ -101,6 +103,12 @@ class KernelEmitter {
   llvm::Value* fromF32(llvm::Value* x, DType d);  // f32 -> d, round to nearest even
   llvm::Value* perRegister(llvm::Value* x, const std::function<llvm::Value*(llvm::Value*)>& fn);
   llvm::Value* shuffleScalar(llvm::Value* x, llvm::Value* laneOrOffset, bool xorMode);
+
+  // ----- fp8 (CodegenFp8.cpp) -----
+  llvm::Value* convertFp8(const Op& op, llvm::Value* x);  // a convert whose source or result is fp8
+  llvm::Value* fp8ToF32(llvm::Value* x, DType d);         // i8 (or <N x i8>) bits -> f32, exact
+  llvm::Value* f32ToFp8(llvm::Value* x, DType d);         // f32 -> fp8 bits: RTNE, satfinite
+  void requireFp8Arch(const Op& op) const;                // RuntimeError below sm_89
 
   // ----- memory (CodegenMemory.cpp) -----
   void emitLdGlobal(const Op& op);

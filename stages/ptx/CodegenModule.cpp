@@ -92,6 +92,8 @@ llvm::Type* KernelEmitter::dtypeType(DType d) {
     case DType::F16: return b_.getHalfTy();
     case DType::BF16: return b_.getBFloatTy();
     case DType::F32: return b_.getFloatTy();
+    case DType::F8E4M3:
+    case DType::F8E5M2: return b_.getInt8Ty();  // the bit pattern (LLVM has no fp8 type): CodegenFp8.cpp
   }
   return b_.getInt32Ty();
 }

@@ -9,6 +9,7 @@
 //     a division by zero, which the executor reports, gives x / 0 = x and x % 0 = 0 here
 //     (the GPU reports nothing: see docs/gpu.md); i1 arithmetic is modulo 2 on 0/1;
 //   - f16/bf16 compute in f32 and round to nearest even after every op, as the executor does;
+//   - fp8 registers are i8 bit patterns, converted with sm_89+ cvt instructions (CodegenFp8.cpp);
 //   - maximum/minimum propagate NaN and order -0 < +0 (llvm.maximum -> max.NaN.f32);
 //   - float -> int conversion truncates and saturates, NaN -> 0 (llvm.fptosi.sat);
 //   - exp/exp2/log/rsqrt use the GPU's approximate instructions (ex2.approx, lg2.approx,
@@ -31,6 +32,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "ptx/CodegenInternal.h"
+#include "runtime/Fp8.h"
 
 namespace tl::ptx {
 
@@ -54,6 +56,9 @@ llvm::Value* KernelEmitter::emitConstant(const Op& op) {
                           : t.dtype == DType::I32 ? static_cast<uint64_t>(static_cast<uint32_t>(*v))
                                                   : static_cast<uint64_t>(*v);
     c = llvm::ConstantInt::get(dtypeType(t.dtype), bits);
+  } else if (isFp8(t.dtype)) {
+    // The bit pattern of the value rounded to f32, then to fp8 (as the executor does).
+    c = llvm::ConstantInt::get(b_.getInt8Ty(), floatToFp8(t.dtype, static_cast<float>(op.floatAttr("value"))));
   } else {
     // The value rounds to f32 first, then to f16/bf16 (double rounding, as the executor does).
     const float f = static_cast<float>(op.floatAttr("value"));
@@ -667,6 +672,7 @@ llvm::Value* KernelEmitter::emitConvert(const Op& op) {
   llvm::Value* x = get(op.operand(0));
   llvm::Type* dst = llvmType(to);
   if (from.dtype == to.dtype) return x;
+  if (isFp8(from.dtype) || isFp8(to.dtype)) return convertFp8(op, x);
   if (to.dtype == DType::I1)  // x != 0 (a NaN converts to true)
     return isFloat(from.dtype) ? b_.CreateFCmpUNE(x, llvm::Constant::getNullValue(x->getType()))
                                : b_.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
@@ -698,7 +704,7 @@ llvm::Value* KernelEmitter::shuffleScalar(llvm::Value* x, llvm::Value* sel, bool
   };
   if (t->isIntegerTy(32)) return shfl32(x);
   if (t->isFloatTy()) return b_.CreateBitCast(shfl32(b_.CreateBitCast(x, i32)), t);
-  if (t->isIntegerTy(1)) return b_.CreateTrunc(shfl32(b_.CreateZExt(x, i32)), t);
+  if (t->isIntegerTy(1) || t->isIntegerTy(8)) return b_.CreateTrunc(shfl32(b_.CreateZExt(x, i32)), t);  // i8: fp8 bits
   if (t->isHalfTy() || t->isBFloatTy()) {
     llvm::Value* bits = b_.CreateZExt(b_.CreateBitCast(x, b_.getInt16Ty()), i32);
     return b_.CreateBitCast(b_.CreateTrunc(shfl32(bits), b_.getInt16Ty()), t);

@@ -383,6 +383,8 @@ std::array<uint8_t, 8> packScalar(DType dtype, const ScalarValue& v) {
     case DType::F32: put(float(f)); break;
     case DType::F16: put(floatToHalf(float(f))); break;
     case DType::BF16: put(floatToBf16(float(f))); break;
+    case DType::F8E4M3:
+    case DType::F8E5M2: put(floatToFp8(dtype, float(f))); break;
   }
   return out;
 }

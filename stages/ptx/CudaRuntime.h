@@ -123,7 +123,7 @@ struct KernelArg {
 std::vector<KernelArg> kernelArgsFor(const Function& fn, const LaunchConfig& launch);
 
 // A scalar as the bytes cuLaunchKernel copies for a parameter of `dtype` (little-endian, in the
-// low bytes of a zeroed 8-byte slot: i1 -> 1 byte, f16/bf16 -> 2, i32/f32 -> 4, i64 -> 8).
+// low bytes of a zeroed 8-byte slot: i1 and fp8 -> 1 byte, f16/bf16 -> 2, i32/f32 -> 4, i64 -> 8).
 // The value is converted to `dtype` the way tl-scalar converts it.
 std::array<uint8_t, 8> packScalar(DType dtype, const ScalarValue& value);
 

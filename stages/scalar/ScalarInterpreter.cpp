@@ -31,8 +31,10 @@
 //     maximum returns +0 and minimum returns -0; otherwise the larger/smaller.
 //   - cmp: IEEE comparisons (any comparison with NaN is false, except `ne`).
 //   - convert: float -> i32/i64 truncates toward zero and saturates (NaN -> 0); int -> float
-//     rounds to f32 (nearest even), then to f16/bf16 if that is the target; float -> float
-//     rounds to nearest even; int -> int wraps (sign-extends when widening; i1 gives 0 or 1);
+//     rounds to f32 (nearest even), then to f16/bf16/fp8 if that is the target; float -> float
+//     rounds to nearest even (to fp8 also saturating: runtime/Fp8.h, PTX's cvt.rn.satfinite;
+//     fp8 values take part only in convert, load/store, select, data movement and dot, the
+//     verifier's rule); int -> int wraps (sign-extends when widening; i1 gives 0 or 1);
 //     anything -> i1 is `x != 0` (so NaN -> 1).
 //   - constant: an integer value is converted like `convert` from i64; a float value is rounded
 //     to the dtype (through f32).

@@ -7,7 +7,7 @@
 //      two buffers, row-major [M][K] and [K][N] (element dtype as loaded), then a barrier;
 //   2. a thread-level `for k in [0, K)` carries the accumulator registers; each iteration
 //      ld_shared's A[m_r][k] and B[k][n_r] for every accumulator register r (m_r, n_r: its
-//      coordinates, index math hoisted before the loop), converts f16/bf16 to f32, and does
+//      coordinates, index math hoisted before the loop), converts f16/bf16/fp8 to f32, and does
 //      `fma(a, b, acc)` register by register;
 //   3. a barrier after the loop, before the buffers may be reused.
 // The sum runs over k in increasing order like tl-scalar's, but each step is one fused

@@ -419,7 +419,8 @@ TEST(Bf16, KnownBitPatterns) {
 // .npy
 
 TEST(Npy, RoundTripEveryDType) {
-  const DType dtypes[] = {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I64, DType::I1};
+  const DType dtypes[] = {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I64, DType::I1,
+                          DType::F8E4M3, DType::F8E5M2};
   for (DType d : dtypes) {
     Memory mem = memoryWith({spec("x", Fill::Randn, {3, 5}, 0, 10, 11, d)});
     const Buffer& b = *mem.find("x");

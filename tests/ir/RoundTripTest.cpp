@@ -23,7 +23,9 @@ TEST(TypeText, PrintsAndParsesBack) {
                              Type::scalar(DType::BF16),   Type::scalar(DType::F32),
                              Type::ptr(DType::F32),       Type::ptr(DType::I1),
                              Type::tile(DType::F32, {1024}), Type::tile(DType::BF16, {64, 32}),
-                             Type::ptr(DType::F16).withShape({64, 32}), Type::tile(DType::I1, {1, 8})};
+                             Type::ptr(DType::F16).withShape({64, 32}), Type::tile(DType::I1, {1, 8}),
+                             Type::scalar(DType::F8E4M3), Type::ptr(DType::F8E5M2),
+                             Type::tile(DType::F8E5M2, {16, 16})};
   for (const Type& t : types) {
     size_t used = 0;
     auto back = parseType(t.str() + " rest", &used);
@@ -33,6 +35,8 @@ TEST(TypeText, PrintsAndParsesBack) {
   }
   EXPECT_EQ(Type::ptr(DType::F16).withShape({64, 32}).str(), "<64x32xptr<f16>>");
   EXPECT_EQ(Type::tile(DType::F32, {1024}).str(), "<1024xf32>");
+  EXPECT_EQ(Type::tile(DType::F8E4M3, {16}).str(), "<16xf8e4m3>");
+  EXPECT_EQ(Type::ptr(DType::F8E5M2).str(), "ptr<f8e5m2>");
   for (const char* bad : {"", "<", "<64xf32", "<xf32>", "<64x>", "ptr<f32", "ptr<>", "f31", "<64xq32>", "ptr f32"})
     EXPECT_FALSE(parseType(bad).has_value()) << bad;
 }

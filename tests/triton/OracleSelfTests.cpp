@@ -7,7 +7,9 @@
 
 #include <cmath>
 
+#include "../fp8_reference.h"
 #include "TritonOracles.h"
+#include "runtime/Memory.h"
 
 namespace tl::triton_tests {
 namespace {
@@ -44,6 +46,20 @@ TEST(TritonOracleMath, E4M3RoundsToNearestEvenAndSaturates) {
   EXPECT_EQ(roundToE4M3(std::ldexp(1.0, -9)), std::ldexp(1.0, -9));      // the smallest subnormal
   EXPECT_EQ(roundToE4M3(std::ldexp(1.0, -11)), 0.0);                       // below half of it
   EXPECT_EQ(roundToE4M3(std::ldexp(3.0, -10)), std::ldexp(1.0, -8));     // 1.5 * 2^-9: tie to even (2 * 2^-9)
+}
+
+// The oracle's rounding (by quantum, in double) and the nearest-value search of
+// tests/fp8_reference.h agree on every f16 value, the inputs of t09_matmul_fp8.
+TEST(TritonOracleMath, E4M3AgreesWithTheNearestValueSearchOnEveryHalf) {
+  EXPECT_EQ(roundToE4M3(INFINITY), 448.0);
+  EXPECT_EQ(roundToE4M3(-INFINITY), -448.0);
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const double v = halfToFloat(static_cast<uint16_t>(h));
+    const double want = fp8ref::decode(fp8ref::kE4M3, fp8ref::encode(fp8ref::kE4M3, v));
+    const double got = roundToE4M3(v);
+    if (std::isnan(want)) ASSERT_TRUE(std::isnan(got)) << v;
+    else ASSERT_EQ(got, want) << v;
+  }
 }
 
 TEST(TritonOracleMath, SoftmaxAndLogSumExp) {

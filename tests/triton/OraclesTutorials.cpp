@@ -132,6 +132,7 @@ double tritonRand(uint64_t seed, uint32_t offset) {
 
 double roundToE4M3(double v) {
   if (std::isnan(v)) return v;
+  if (std::isinf(v)) return std::copysign(448.0, v);  // satfinite: no infinities in e4m3
   const double mag = std::fabs(v);
   if (mag == 0) return v;
   const int e = std::max(std::ilogb(mag), -6);      // subnormals share the exponent of 2^-6

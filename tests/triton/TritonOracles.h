@@ -54,7 +54,7 @@ std::array<uint32_t, 4> philox4x32x10(std::array<uint32_t, 4> counter, std::arra
 double tritonRand(uint64_t seed, uint32_t offset);
 // The nearest float8e4nv (OCP FP8 E4M3: bias 7, 3 mantissa bits, subnormals of 2^-9, no
 // infinities, largest finite 448) to v, ties to even, saturating at +-448 (a "satfinite"
-// round-to-nearest conversion).
+// round-to-nearest conversion: an infinity also becomes +-448).
 double roundToE4M3(double v);
 
 }  // namespace tl::triton_tests
