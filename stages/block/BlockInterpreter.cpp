@@ -381,8 +381,8 @@ bool rowsIncreasing(const uint64_t* addr, const uint8_t* mask, int64_t rows, int
 
 class Engine {
  public:
-  Engine(const Function& fn, const LaunchConfig& launch, Memory& memory)
-      : fn_(fn), launch_(launch), memory_(memory) {}
+  Engine(const Function& fn, const LaunchConfig& launch, Memory& memory, DeviceOutput* print)
+      : fn_(fn), launch_(launch), memory_(memory), print_(print) {}
 
   BlockRunStats run() {
     Planner planner;
@@ -411,6 +411,7 @@ class Engine {
   const Function& fn_;
   const LaunchConfig& launch_;
   Memory& memory_;
+  DeviceOutput* print_;
   std::vector<Tile> slots_;
   std::vector<std::pair<uint64_t, int64_t>> storeOrder_;  // (address, element) pairs of the exact conflict check
   std::vector<Tile> scratch_;  // yield copies, reused
@@ -720,6 +721,39 @@ class Engine {
     return {b->bytes.data(), b->base, b};
   }
 
+  // --- device_print / device_assert: tl-scalar's order and text (runtime/DevicePrint.h) -----
+  void execPrint(const Step& s) {
+    const Op& op = *s.op;
+    if (!print_) return;
+    const std::string& prefix = op.strAttr("prefix");
+    const bool hex = op.intAttr("hex") != 0;
+    if (s.in.empty()) return print_->line(printPid(pid_) + prefix);
+    for (size_t k = 0; k < s.in.size(); ++k) {
+      const Tile& t = slots_[s.in[k]];
+      const Shape& shape = op.operand(k)->type.shape;
+      const int operand = s.in.size() > 1 ? static_cast<int>(k) : -1;
+      for (int64_t e = 0; e < t.n; ++e) {
+        std::string value = withStorage(t.storage, [&](auto tag) -> std::string {
+          using T = typename decltype(tag)::type;
+          const T x = t.data<T>()[e];
+          if constexpr (std::is_same_v<T, uint64_t>) return printPointer(x);
+          else if constexpr (std::is_same_v<T, float>) return printFloat(t.dtype, x, hex);
+          else return printInt(t.dtype, int64_t(x), hex);
+        });
+        print_->line(printLine(pid_, "", elementIndex(shape, e), shape, prefix, operand, value));
+      }
+    }
+  }
+
+  void execAssert(const Step& s) {
+    const Tile& c = slots_[s.in[0]];
+    for (int64_t e = 0; e < c.n; ++e)
+      if (c.i1[size_t(e)] == 0) {
+        const Shape& shape = s.op->operand(0)->type.shape;
+        throw RuntimeError(s.op->loc, assertMessage(s.op->strAttr("msg"), pid_, "", elementIndex(shape, e), shape));
+      }
+  }
+
   // --- one op ----------------------------------------------------------------------------
   void exec(const Step& s) {
     const Op& op = *s.op;
@@ -749,6 +783,8 @@ class Engine {
       case OpKind::Fma: block::fma(in(0), in(1), in(2), *out); break;
       case OpKind::AtomicRMW: case OpKind::AtomicCAS: execAtomic(s); break;
       case OpKind::DebugBarrier: break;  // a program runs as one: nothing to wait for
+      case OpKind::DevicePrint: execPrint(s); break;
+      case OpKind::DeviceAssert: execAssert(s); break;
       case OpKind::While: execWhile(s); break;
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
       case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
@@ -779,10 +815,10 @@ class Engine {
 
 }  // namespace
 
-BlockRunStats runBlock(const Function& fn, const LaunchConfig& launch, Memory& memory) {
+BlockRunStats runBlock(const Function& fn, const LaunchConfig& launch, Memory& memory, DeviceOutput* print) {
   std::string problems = verifyFunction(fn);
   if (!problems.empty()) throw IRError(fn.loc, "runBlock needs verified block IR:\n" + problems);
-  Engine engine(fn, launch, memory);
+  Engine engine(fn, launch, memory, print);
   return engine.run();
 }
 

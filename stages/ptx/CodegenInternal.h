@@ -5,6 +5,7 @@
 //                       the optimization pipeline and PTX emission (compileToPTX)
 //   CodegenOps.cpp      constants, registers (reg_index/extract/pack/permute/reg_reduce),
 //                       elementwise math with the executor's semantics, convert, shuffles
+//   CodegenDebug.cpp    print_regs (vprintf) and assert_regs (__assertfail)
 //   CodegenMemory.cpp   ld/st_global (vector accesses, predicated with inline PTX), atomics
 //                       (atom/red.global in inline PTX), ld/st_shared (one addrspace(3) array), barrier
 //
@@ -101,6 +102,12 @@ class KernelEmitter {
   llvm::Value* fromF32(llvm::Value* x, DType d);  // f32 -> d, round to nearest even
   llvm::Value* perRegister(llvm::Value* x, const std::function<llvm::Value*(llvm::Value*)>& fn);
   llvm::Value* shuffleScalar(llvm::Value* x, llvm::Value* laneOrOffset, bool xorMode);
+
+  // ----- print_regs / assert_regs (CodegenDebug.cpp): vprintf and __assertfail -----
+  void emitPrint(const Op& op);
+  void emitAssert(const Op& op);
+  void callVprintf(llvm::Value* format, const std::vector<llvm::Value*>& args);
+  llvm::Value* printfArg(llvm::Value* x, const Type& t, bool hex);
 
   // ----- memory (CodegenMemory.cpp) -----
   void emitLdGlobal(const Op& op);
