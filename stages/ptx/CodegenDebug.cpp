@@ -16,6 +16,8 @@
 //                  which stops the kernel (the launch fails with CUDA_ERROR_ASSERT; tl-ptx then
 //                  names the kernel's assertions, main.cpp).
 // Every call sits in its own `masked` block (ifThen), so threads whose bit is off skip it.
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
 #include "ptx/CodegenInternal.h"
 
 #include "runtime/DevicePrint.h"

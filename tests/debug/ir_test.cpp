@@ -113,8 +113,8 @@ TEST(DebugOpsText, RoundTripWithLocationsAtEveryLevel) {
   auto k = compile("print_tile");
   ASSERT_TRUE(k);
   const std::string text = printFunction(*k->ir);
-  EXPECT_NE(text.find("device_print %x {prefix = \" x: \", hex = 0}"), std::string::npos) << text;
-  EXPECT_NE(text.find("loc(14:5)"), std::string::npos) << text;
+  EXPECT_NE(text.find("device_print %x {prefix = \" x: \", hex = 0} loc(14:8)"), std::string::npos) << text;
+  EXPECT_NE(text.find("device_print %pid {prefix = \" pid: \", hex = 0} loc(15:5)"), std::string::npos) << text;
 }
 
 TEST(DebugOpsPasses, NothingMergesOrRemovesAPrintOrAnAssert) {
