@@ -213,7 +213,7 @@ class Sema {
   PyVal builtinDeviceAssert(const ast::Expr& e);
   PyVal builtinStaticPrint(const ast::Expr& e);
   void genAssert(const ast::Stmt& s);
-  Value* assertCondition(const PyVal& c, Loc loc, const std::string& what);
+  Value* assertCondition(const PyVal& c, Loc loc, const std::string& what, const std::string& msg);
   void emitAssert(Value* cond, const std::string& msg, Loc loc);
   std::string staticText(const PyVal& p) const;
   Value* atomicOperand(const PyVal& v, Value* ptr, Loc loc, const std::string& fname, const char* what);

@@ -10,6 +10,8 @@
 // argument is the prefix when it is a string (else the prefix is empty: a tilelab leniency).
 // device_assert takes i1 (or numbers: != 0), with mask=False elements passing; the op checks at
 // run time in every stage, always (not only under TRITON_DEBUG=1: docs/language.md says why).
+// A compile-time constant condition (assert BLOCK % 16 == 0) is checked at compile time: no op,
+// and a false one is a located error.
 // static_print joins its arguments' texts with spaces, as Python's print does: constants as
 // Python prints them, tensors as Triton's str(tensor) ("fp32[128]", "int32[]" for a scalar).
 #include <cstdio>
@@ -170,10 +172,15 @@ PyVal Sema::builtinDevicePrint(const Expr& e, const std::string& f) {
   return PyVal::none();
 }
 
-// cond, a condition value: i1 as is, numbers as != 0, constants materialized.
-Value* Sema::assertCondition(const PyVal& c, Loc loc, const std::string& what) {
+// cond, a condition value: i1 as is, numbers as != 0. A compile-time constant is checked now
+// (nullptr, no op): false is an error at `loc` ("assertion is always false").
+Value* Sema::assertCondition(const PyVal& c, Loc loc, const std::string& what, const std::string& msg) {
   if (c.isPoison()) return nullptr;
-  if (c.isConst()) return materialize(PyVal::boolean(c.asDouble() != 0), DType::I1, {}, loc);
+  if (c.isConst()) {
+    if (c.asDouble() == 0)
+      error(loc, what + " condition is always false (a compile-time constant)" + (msg.empty() ? "" : ": " + msg));
+    return nullptr;
+  }
   if (!c.isValue() || c.v->type.isPtr) {
     error(loc, what + " condition must be a boolean or a number (a comparison such as x > 0), got " + describe(c));
     return nullptr;
@@ -191,13 +198,13 @@ void Sema::emitAssert(Value* cond, const std::string& msg, Loc loc) {
 PyVal Sema::builtinDeviceAssert(const Expr& e) {
   Args a;
   if (!bindArgs(e, "device_assert", {"cond", "msg", "mask"}, 1, a)) return PyVal::poison();
-  Value* cond = assertCondition(a.vals[0], a.locs[0], "device_assert()");
   std::string msg;
   if (a.has(1)) {
     if (a.vals[1].kind != PyVal::Kind::String) return fail(a.locs[1], "device_assert() msg must be a string, got " + describe(a.vals[1]));
     msg = a.vals[1].s;
   }
-  if (!cond) return PyVal::poison();
+  Value* cond = assertCondition(a.vals[0], a.locs[0], "device_assert()", msg);
+  if (!cond) return a.vals[0].isConst() ? PyVal::none() : PyVal::poison();
   if (a.has(2)) {
     Value* mask = maskArg(a.vals[2], cond->type.shape, a.locs[2], "device_assert");
     if (!mask) return PyVal::poison();
@@ -220,7 +227,7 @@ void Sema::genAssert(const Stmt& s) {
     else if (m.isConst() || m.kind == PyVal::Kind::None) msg = staticText(m);
     else return error(s.msg->loc, "an assert's message must be a string or a constant, got " + describe(m));
   }
-  Value* cond = assertCondition(c, s.value->loc, "assert");
+  Value* cond = assertCondition(c, s.value->loc, "assert", msg);
   if (cond) emitAssert(cond, msg, s.loc);
 }
 

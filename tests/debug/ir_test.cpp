@@ -118,13 +118,15 @@ TEST(DebugOpsText, RoundTripWithLocationsAtEveryLevel) {
 }
 
 TEST(DebugOpsPasses, NothingMergesOrRemovesAPrintOrAnAssert) {
-  // Two identical prints of a value nothing else uses, and two identical assertions.
+  // Two identical prints of a value nothing else uses, and two identical assertions (and two
+  // whose conditions are constants: checked at compile time, no op).
   auto src = std::make_shared<SourceFile>("dup.tl",
                                           "import triton\nimport triton.language as tl\n"
                                           "@launch(grid=(1,), x_ptr=zeros(4))\n@triton.jit\ndef dup(x_ptr):\n"
                                           "    y = tl.exp(tl.load(x_ptr + tl.arange(0, 4)))\n"
                                           "    tl.device_print(\"y\", y)\n    tl.device_print(\"y\", y)\n"
-                                          "    tl.device_assert(y > 0.0)\n    tl.device_assert(y > 0.0)\n");
+                                          "    tl.device_assert(y > 0.0)\n    tl.device_assert(y > 0.0)\n"
+                                          "    tl.device_assert(True)\n    assert 4 % 2 == 0\n");  // constants: no op
   DiagEngine diag(src);
   auto parsed = parseKernelFile(src, diag);
   ASSERT_TRUE(parsed) << diag.renderAll();
