@@ -67,6 +67,7 @@
 //   - atomic_rmw/atomic_cas: element by element in row-major order, tl-scalar's rules
 //     (masked-off elements give 0; bounds checked like a load, reported as "atomic ...").
 //   - if: runs the taken region only. program_id/num_programs come from the grid (x fastest).
+//   - device_print / device_assert: tl-scalar's lines, order and first failing element.
 //   - parameters: pointers are the base address of the buffer named as the parameter; runtime
 //     scalars come from LaunchConfig::scalars, converted to the parameter's dtype as above.
 #include "block/BlockInterpreter.h"
@@ -729,29 +730,19 @@ class Engine {
     const bool hex = op.intAttr("hex") != 0;
     if (s.in.empty()) return print_->line(printPid(pid_) + prefix);
     for (size_t k = 0; k < s.in.size(); ++k) {
-      const Tile& t = slots_[s.in[k]];
       const Shape& shape = op.operand(k)->type.shape;
       const int operand = s.in.size() > 1 ? static_cast<int>(k) : -1;
-      for (int64_t e = 0; e < t.n; ++e) {
-        std::string value = withStorage(t.storage, [&](auto tag) -> std::string {
-          using T = typename decltype(tag)::type;
-          const T x = t.data<T>()[e];
-          if constexpr (std::is_same_v<T, uint64_t>) return printPointer(x);
-          else if constexpr (std::is_same_v<T, float>) return printFloat(t.dtype, x, hex);
-          else return printInt(t.dtype, int64_t(x), hex);
-        });
-        print_->line(printLine(pid_, "", elementIndex(shape, e), shape, prefix, operand, value));
-      }
+      for (int64_t e = 0; e < slots_[s.in[k]].n; ++e)
+        print_->line(printLine(pid_, "", elementIndex(shape, e), shape, prefix, operand,
+                               block::elementText(slots_[s.in[k]], e, hex)));
     }
   }
 
   void execAssert(const Step& s) {
-    const Tile& c = slots_[s.in[0]];
-    for (int64_t e = 0; e < c.n; ++e)
-      if (c.i1[size_t(e)] == 0) {
-        const Shape& shape = s.op->operand(0)->type.shape;
-        throw RuntimeError(s.op->loc, assertMessage(s.op->strAttr("msg"), pid_, "", elementIndex(shape, e), shape));
-      }
+    const int64_t e = block::firstFalse(slots_[s.in[0]]);
+    if (e < 0) return;
+    const Shape& shape = s.op->operand(0)->type.shape;
+    throw RuntimeError(s.op->loc, assertMessage(s.op->strAttr("msg"), pid_, "", elementIndex(shape, e), shape));
   }
 
   // --- one op ----------------------------------------------------------------------------

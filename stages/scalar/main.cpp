@@ -23,7 +23,13 @@ int main(int argc, char** argv) {
     tl::Memory memory = tl::Memory::fromLaunch(k.launch);
     auto start = std::chrono::steady_clock::now();
     tl::DeviceOutput print = tl::deviceOutput(opts, out);
-    tl::ScalarRunStats stats = tl::runScalar(*k.ir, k.launch, memory, &print);
+    tl::ScalarRunStats stats;
+    try {
+      stats = tl::runScalar(*k.ir, k.launch, memory, &print);
+    } catch (...) {
+      print.finish();  // the cap's note (if any) before the run's error
+      throw;
+    }
     print.finish();
     double ms = tl::msSince(start);
     if (!opts.quiet) {
