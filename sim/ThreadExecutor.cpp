@@ -442,6 +442,51 @@ class Executor : public sim::exec::MachineState {
     forRegs(mask, to.n, [&](uint32_t i, int) { dst[i] = v; });
   }
 
+  // ----- print_regs / assert_regs (runtime/DevicePrint.h) -----------------------------------
+
+  // The tile coordinates of register i: operands first.. hold one index per dim.
+  std::vector<int64_t> coordsOf(const Warp& w, const COp& op, size_t first, uint32_t i) const {
+    std::vector<int64_t> idx;
+    for (size_t d = first; d < op.in.size(); ++d) idx.push_back(sim::asI(w.regs[op.in[d].off + i]));
+    return idx;
+  }
+  static std::string laneStr(const Warp& w, int lane) {
+    return " warp " + std::to_string(w.id) + " lane " + std::to_string(lane);
+  }
+
+  // One line per active lane (in order) and register whose mask is set.
+  void execPrint(Warp& w, const COp& op, uint32_t mask) {
+    const Op& ir = *op.op;
+    const Slot* m = &w.regs[op.in[0].off];
+    const Shape& shape = ir.intsAttr("shape");
+    const std::string& prefix = ir.strAttr("prefix");
+    const bool hex = ir.intAttr("hex") != 0;
+    const int operand = static_cast<int>(ir.intAttr("operand"));
+    forRegs(mask, op.in[0].n, [&](uint32_t i, int l) {
+      if (!m[i]) return;
+      ++result_.stats.printedLines;
+      if (!opts_.print) return;
+      if (op.in.size() == 1) return opts_.print->line(printPid(block_, laneStr(w, l)) + prefix);
+      const sim::ValRef& v = op.in[1];
+      const Slot x = w.regs[v.off + i];
+      std::string value = v.isPtr ? printPointer(x)
+                          : isFloat(v.dtype) ? printFloat(v.dtype, sim::asF(x), hex)
+                                             : printInt(v.dtype, sim::asI(x), hex);
+      opts_.print->line(printLine(block_, laneStr(w, l), coordsOf(w, op, 2, i), shape, prefix, operand, value));
+    });
+  }
+
+  // The first active lane and register (in order) whose condition is 0 stops the run.
+  void execAssert(Warp& w, const COp& op, uint32_t mask) {
+    const Slot* c = &w.regs[op.in[0].off];
+    forRegs(mask, op.in[0].n, [&](uint32_t i, int l) {
+      ++result_.stats.assertsChecked;
+      if (c[i]) return;
+      fail(op, assertMessage(op.op->strAttr("msg"), block_, laneStr(w, l), coordsOf(w, op, 1, i),
+                             op.op->intsAttr("shape")));
+    });
+  }
+
   // ----- straight-line ops --------------------------------------------------------------------
 
   void exec(Warp& w, const COp& op, uint32_t mask) {
@@ -490,6 +535,8 @@ class Executor : public sim::exec::MachineState {
         execBinary(w, op, mask);
         break;
       case OpKind::AtomGlobal: case OpKind::AtomCasGlobal: execAtom(w, op, mask); break;
+      case OpKind::PrintRegs: execPrint(w, op, mask); break;
+      case OpKind::AssertRegs: execAssert(w, op, mask); break;
       case OpKind::Cmp: {
         const DType d = op.in[0].dtype;
         const sim::CmpPred p = op.pred;

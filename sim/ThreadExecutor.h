@@ -11,7 +11,8 @@
 // stages/scalar/ScalarInterpreter.cpp applied register by register; a RuntimeError (located at
 // the op, naming block, thread, warp, lane and instruction id) for an unmasked out-of-bounds
 // global or shared access (a faulting store writes nothing), an integer division by zero, a
-// barrier not reached by every thread of the block (never a hang), warps waiting at different
+// barrier not reached by every thread of the block (never a hang), a failing assert_regs
+// ("device assertion failed: msg (pid (..) warp W lane L idx (..))"), warps waiting at different
 // barriers, a shuffle reading an inactive lane, a misaligned (vector) access — an internal
 // compiler error —, a write conflict (sim/WriteConflicts.h) and, when detection is on, a shared-memory race between threads of
 // different warps with no barrier between their accesses (naming both threads, both
@@ -42,6 +43,7 @@
 
 #include "frontend/Launch.h"
 #include "ir/IR.h"
+#include "runtime/DevicePrint.h"
 #include "runtime/Memory.h"
 
 namespace tl {
@@ -84,6 +86,9 @@ struct ExecOptions {
   // memory writes stay) and sets ExecResult::stoppedAtRecordCap; block 0 passing it alone is a
   // RuntimeError at the op running then. 0: unbounded.
   int64_t maxRecordBytes = 0;
+  // Where print_regs writes (runtime/DevicePrint.h: "pid (x, y, z) warp W lane L idx (..)...",
+  // in execution order); nullptr: the lines are only counted (ExecStats::printedLines).
+  DeviceOutput* print = nullptr;
 };
 
 // One op a warp stepped through, in its execution order (ExecOptions::traceWarps). Every op
@@ -110,6 +115,8 @@ struct ExecStats {
   int64_t barriers = 0;          // barrier releases
   int64_t divergentBranches = 0; // ifs whose lanes split, loops whose lanes left at different iterations
   int64_t atomics = 0;           // atomic element operations (one per active lane and register of atom ops)
+  int64_t printedLines = 0;      // print_regs lines (one per active lane and unmasked register)
+  int64_t assertsChecked = 0;    // assert_regs elements checked (one per active lane and register)
 };
 
 struct ExecResult {

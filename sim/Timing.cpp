@@ -290,6 +290,10 @@ class Converter {
       case OpKind::Barrier:
         emit(out, op, e.instr, TimedKind::Barrier, 1, 0, {});
         return;
+      case OpKind::PrintRegs: case OpKind::AssertRegs:
+        // Ignored: a printf's trip to the host buffer and an assertion's compare are not modelled
+        // (the executor counts them: ExecStats::printedLines, assertsChecked).
+        return;
       case OpKind::LdGlobal: case OpKind::StGlobal:
         globalAccess(op, e, out);
         return;

@@ -111,6 +111,7 @@ enum class StmtKind {
   If,         // if value: body else: orelse  (elif is an If alone in orelse)
   Return,     // return [value]  (value may be a Tuple)
   Pass,       // pass
+  Assert,     // assert value [, msg]  (a device assertion, like tl.device_assert)
 };
 
 struct Stmt;
@@ -128,6 +129,7 @@ struct Stmt {
   BinOp augOp = BinOp::Add;
   Loc opLoc;            // the `+=` of an AugAssign
   ExprPtr value;        // right-hand side / expression / range(...) / condition
+  ExprPtr msg;          // Assert: the message, or null
   std::vector<StmtPtr> body;
   std::vector<StmtPtr> orelse;
 };

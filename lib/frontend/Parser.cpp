@@ -52,7 +52,6 @@ const char* unsupportedKeywordHint(const std::string& kw) {
   if (kw == "break" || kw == "continue")
     return "'break' and 'continue' are not supported (nor in Triton): use a mask, an 'if', or a while loop's condition";
   if (kw == "lambda") return "'lambda' is not supported: define a @jit function and pass its name";
-  if (kw == "assert") return "'assert' is not supported in kernels: use tl.static_assert(cond, msg) for compile-time checks";
   return nullptr;
 }
 
@@ -425,7 +424,7 @@ class Parser {
     return s;
   }
 
-  // simple_stmt := "pass" | "return" [ exprlist ] | targets "=" exprlist | NAME ":" annotation "=" expr
+  // simple_stmt := "pass" | "return" [ exprlist ] | "assert" expr [ "," expr ] | targets "=" exprlist | NAME ":" annotation "=" expr
   //              | NAME augop expr | expr
   // targets     := NAME { "," NAME } [","] | "(" targets ")"
   // exprlist    := expr { "," expr } [","]      (two or more make a tuple)
@@ -445,6 +444,16 @@ class Parser {
         s->kind = StmtKind::Return;
         if (!peek().is(TokKind::Newline) && !peek().is(TokKind::Dedent) && !peek().is(TokKind::End))
           s->value = exprList();
+        return s;
+      }
+      if (t.isKeyword("assert")) {
+        next();
+        s->kind = StmtKind::Assert;
+        s->value = expr();
+        if (peek().isOp(",")) {
+          next();
+          s->msg = expr();
+        }
         return s;
       }
       if (const char* hint = unsupportedKeywordHint(t.text)) fail(t, hint);

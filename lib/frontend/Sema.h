@@ -213,6 +213,14 @@ class Sema {
   // SemaAtomics.cpp (engineer A): atomic_add ... atomic_xchg, atomic_cas; debug_barrier.
   PyVal builtinAtomic(const ast::Expr& e, const std::string& f);
   PyVal builtinDebugBarrier(const ast::Expr& e);
+  // SemaDebug.cpp: device_print / print, device_assert / assert, static_print.
+  PyVal builtinDevicePrint(const ast::Expr& e, const std::string& f);
+  PyVal builtinDeviceAssert(const ast::Expr& e);
+  PyVal builtinStaticPrint(const ast::Expr& e);
+  void genAssert(const ast::Stmt& s);
+  Value* assertCondition(const PyVal& c, Loc loc, const std::string& what, const std::string& msg);
+  void emitAssert(Value* cond, const std::string& msg, Loc loc);
+  std::string staticText(const PyVal& p) const;
   Value* atomicOperand(const PyVal& v, Value* ptr, Loc loc, const std::string& fname, const char* what);
   PyVal builtinDot(const ast::Expr& e);
   // trans(x) and x.T: one trans op at `loc`, or a located error naming `what` for a non-2-D operand.
@@ -294,7 +302,7 @@ class Sema {
 
 // The kernel built-ins' names (for "is a built-in function" and "did you mean" messages).
 const std::vector<std::string>& kernelBuiltins();
-bool isPrintFunction(const std::string& f);  // print, device_print, static_print, printf
+bool isPrintFunction(const std::string& f);  // printf (C's spelling: refused with print's)
 // Whether `stmts` holds a `return` (in nested if blocks too; loops are not looked into).
 bool containsReturn(const std::vector<ast::StmtPtr>& stmts);
 // The hidden variables a `return` assigns: kReturnCount holds -2 (None), -1 (one value in

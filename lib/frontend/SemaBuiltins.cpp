@@ -197,6 +197,9 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   if (f == "atomic_add" || f == "atomic_max" || f == "atomic_min" || f == "atomic_and" || f == "atomic_or") return builtinAtomic(e, f);
   if (f == "atomic_xor" || f == "atomic_xchg" || f == "atomic_cas") return builtinAtomic(e, f);
   if (f == "debug_barrier") return builtinDebugBarrier(e);
+  if (f == "device_print" || f == "print") return builtinDevicePrint(e, f);
+  if (f == "device_assert") return builtinDeviceAssert(e);
+  if (f == "static_print") return builtinStaticPrint(e);
   if (f == "where") return builtinWhere(e);
   if (f == "maximum" || f == "minimum") return builtinMinMaximum(e, f);
   if (f == "dot") return builtinDot(e);

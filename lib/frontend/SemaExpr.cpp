@@ -246,7 +246,7 @@ const std::vector<std::string>& kernelBuiltins() {
       "argmax", "exp", "exp2", "log", "sqrt", "rsqrt", "sigmoid", "abs", "where", "maximum", "minimum",
       "dot", "trans", "cdiv", "range", "log2", "cos", "sin", "floor", "ceil", "erf", "fma", "umulhi", "clamp",
       "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
-      "debug_barrier", "static_assert", "static_range", "rand", "randn", "randint", "rand4x", "randn4x", "randint4x",
+      "debug_barrier", "device_print", "device_assert", "static_print", "static_assert", "static_range", "rand", "randn", "randint", "rand4x", "randn4x", "randint4x",
       "multiple_of", "max_contiguous", "max_constancy", "assume", "zeros_like", "broadcast_to", "expand_dims",
       "permute", "reshape", "view", "ravel", "broadcast", "cast", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin", "make_block_ptr", "advance",
       "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
@@ -257,11 +257,11 @@ const std::vector<std::string>& kernelBuiltins() {
 }
 
 bool isPrintFunction(const std::string& f) {
-  return f == "print" || f == "static_print" || f == "device_print" || f == "printf";
+  return f == "printf";
 }
 
 PyVal Sema::refusePrint(const std::string& f, Loc loc) {
-  return fail(loc, f + "() is not supported in kernels: to see a value, store it into an extra output buffer "
+  return fail(loc, f + "() is not supported in kernels: use print(\"x\", x) or tl.device_print(\"x\", x); or store the value into an extra output buffer "
                        "(a parameter dbg_ptr, with dbg_ptr=zeros((N,), output=True) in @launch) and write it out with "
                        "--out-dir DIR; --print-ir shows the IR, tl-thread --show-map NAME the threads holding a value");
 }

@@ -172,6 +172,7 @@ void Sema::genStmt(const Stmt& s) {
     case StmtKind::While: genWhile(s); return;
     case StmtKind::If: genIf(s, {}); return;
     case StmtKind::Return: genReturn(s); return;
+    case StmtKind::Assert: genAssert(s); return;
   }
 }
 

@@ -72,6 +72,11 @@ class DiagEngine {
   void warning(Loc loc, std::string message);
   void note(Loc loc, std::string message);
 
+  // What the kernel printed at compile time (tl.static_print), one line each, in order: the
+  // tools write them to stdout; a library caller (the visualizer) shows or drops them.
+  void compileOutput(std::string line) { outputs_.push_back(std::move(line)); }
+  const std::vector<std::string>& compileOutputs() const { return outputs_; }
+
   bool hasErrors() const { return numErrors_ > 0; }
   int numErrors() const { return numErrors_; }
   const std::vector<Diagnostic>& diagnostics() const { return diags_; }
@@ -88,6 +93,7 @@ class DiagEngine {
  private:
   std::shared_ptr<const SourceFile> file_;
   std::vector<Diagnostic> diags_;
+  std::vector<std::string> outputs_;
   int numErrors_ = 0;
 };
 

@@ -104,6 +104,10 @@ bool hasSideEffects(const Op& op) {
     case OpKind::DebugBarrier:
     case OpKind::AtomGlobal:
     case OpKind::AtomCasGlobal:
+    case OpKind::DevicePrint:
+    case OpKind::DeviceAssert:
+    case OpKind::PrintRegs:
+    case OpKind::AssertRegs:
       return true;
     case OpKind::While:  // may never end: removing it would change what the kernel does
       return true;

@@ -49,6 +49,7 @@ enum class OpCategory {
   Terminator,   // yield, return
   Warp,         // communication between the lanes of a warp: shuffles
   Sync,         // barriers
+  Debug,        // device_print / device_assert and their thread ops: no results, never removed or merged
 };
 
 enum class IRLevel {
@@ -149,7 +150,8 @@ class Op {
 };
 
 // True for ops that must stay even when their results are unused: stores, atomics, barriers,
-// terminators, every while (it may never end), and for/if whose regions contain any of those.
+// terminators, prints and assertions, every while (it may never end), and for/if whose regions
+// contain any of those.
 bool hasSideEffects(const Op& op);
 
 // A kernel parameter as the user declared it.

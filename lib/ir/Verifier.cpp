@@ -95,6 +95,8 @@ bool atomicAttrs(const Op& op, Check& c, DType d) {
 bool isRegs(const Type& t) { return t.rank() <= 1 && !t.layout; }
 
 // The rules of ThreadOps.def; `c` collects the first failure.
+void verifyDebugOp(const Op& op, Check& c);
+
 void verifyThreadOp(const Op& op, Check& c) {
   auto res = [&](size_t i = 0) -> const Type& { return op.result(i)->type; };
   auto opd = [&](size_t i) -> const Type& { return op.operand(i)->type; };
@@ -207,6 +209,9 @@ void verifyThreadOp(const Op& op, Check& c) {
     case OpKind::Barrier:
       c.operands(0, 0) && c.results(0);
       break;
+    case OpKind::PrintRegs: case OpKind::AssertRegs:
+      verifyDebugOp(op, c);
+      break;
     default:
       c.fail("not a thread op");
       break;
@@ -217,6 +222,47 @@ void verifyThreadOp(const Op& op, Check& c) {
 // math, comparison, reduction or scan takes them; dot does (it widens them to f32).
 bool isArith(const Type& t) { return !t.isPtr && t.dtype != DType::I1 && !isFp8(t.dtype); }
 bool isMathFloat(const Type& t) { return !t.isPtr && isFloat(t.dtype) && !isFp8(t.dtype); }
+
+// device_print / device_assert (BlockOps.def) and print_regs / assert_regs (ThreadOps.def).
+void verifyDebugOp(const Op& op, Check& c) {
+  auto opd = [&](size_t i) -> const Type& { return op.operand(i)->type; };
+  auto strAttr = [&](const char* name) {
+    const Attr* a = op.attr(name);
+    return (a && std::holds_alternative<std::string>(*a)) || c.fail(std::string("missing string attribute '") + name + "'");
+  };
+  auto isI1 = [&](const Type& t, const char* what) {
+    return (!t.isPtr && t.dtype == DType::I1) || c.fail(std::string(what) + " must have dtype i1, got " + str(t));
+  };
+  if (!c.results(0) || !c.operands(op.kind == OpKind::DevicePrint ? 0 : 1, 1u << 16)) return;
+  if (op.kind == OpKind::DevicePrint) {
+    strAttr("prefix") && c.intAttrIn("hex", 0, 1);
+    return;
+  }
+  if (op.kind == OpKind::DeviceAssert) {
+    c.operands(1, 1) && isI1(opd(0), "condition") && strAttr("msg");
+    return;
+  }
+  // Thread ops: registers of one count, the element's coordinates in a tile of `shape`.
+  const Attr* sa = op.attr("shape");
+  if (!sa || !std::holds_alternative<std::vector<int64_t>>(*sa)) { c.fail("missing integer-list attribute 'shape'"); return; }
+  const auto& shape = std::get<std::vector<int64_t>>(*sa);
+  if (shape.size() > 2) { c.fail("shape has rank > 2"); return; }
+  const size_t head = op.kind == OpKind::PrintRegs ? 2 : 1;  // mask + value, or cond
+  const bool prefixOnly = op.kind == OpKind::PrintRegs && op.numOperands() == 1;
+  if (prefixOnly ? !shape.empty() : op.numOperands() != head + shape.size()) {
+    c.fail("expected " + std::to_string(head + shape.size()) + " operands for shape rank " + std::to_string(shape.size()) +
+           ", got " + std::to_string(op.numOperands()));
+    return;
+  }
+  if (!isI1(opd(0), op.kind == OpKind::PrintRegs ? "mask" : "condition")) return;
+  for (size_t i = 1; i < op.numOperands(); ++i)
+    if (!c.sameShape(opd(i), opd(0), "operand")) return;
+  for (size_t i = head; i < op.numOperands(); ++i)
+    if (opd(i).isPtr || opd(i).dtype != DType::I32) { c.fail("indices must be i32, got " + str(opd(i))); return; }
+  if (op.kind == OpKind::PrintRegs) strAttr("prefix") && c.intAttrIn("hex", 0, 1) && c.intAttrIn("operand", -1, 1 << 16);
+  else strAttr("msg");
+}
+
 
 }  // namespace
 
@@ -417,6 +463,10 @@ std::optional<std::string> verifyOp(const Op& op) {
     }
     case OpKind::DebugBarrier:
       c.operands(0, 0) && c.results(0);
+      break;
+    case OpKind::DevicePrint:
+    case OpKind::DeviceAssert:
+      verifyDebugOp(op, c);
       break;
     case OpKind::Reduce:
     case OpKind::Argmax: {

@@ -69,6 +69,12 @@ void addStageOptions(CLI::App& app, StageOptions& o, StageFeatures f) {
     app.add_flag("--no-check", o.noCheck, "Do not check the outputs against the reference stage (stage agreement)");
   }
   if (f.printIR) app.add_flag("--print-ir", o.printIR, "Print the IR the stage runs");
+  if (f.outputs)
+    app.add_option("--max-print-lines", o.maxPrintLines,
+                   "The most lines device_print / print may write to stdout per run (default " +
+                       std::to_string(kDefaultMaxPrintLines) + "); the rest are counted")
+        ->check(CLI::NonNegativeNumber)
+        ->type_name("N");
   addWorkBudgetOptions(app);
   app.add_flag("-q,--quiet", o.quiet, "Print less: each kernel's name, its result lines (PASS/FAIL, warnings) and errors");
 }
@@ -153,6 +159,7 @@ std::unique_ptr<CompiledKernel> compileKernelFile(const std::string& path,
   }
   err << diag.renderAll();  // warnings too
   if (!k->parsed || !k->ir || diag.hasErrors()) return nullptr;
+  k->staticPrints = diag.compileOutputs();
   k->compileMs = msSince(start);
   return k;
 }
@@ -169,6 +176,8 @@ std::vector<std::string> defaultKernelPaths() {
   std::sort(paths.begin(), paths.end());
   return paths;
 }
+
+DeviceOutput deviceOutput(const StageOptions& opts, std::ostream& out) { return DeviceOutput(&out, opts.maxPrintLines); }
 
 std::string describeLaunch(const std::string& kernel, const LaunchConfig& launch) {
   std::ostringstream os;
@@ -271,6 +280,7 @@ int runStage(const std::string& stageName, const StageOptions& opts, const Stage
     }
     std::cout << "== " << path << "\n";  // even with --quiet: the PASS lines need their kernel
     if (!opts.quiet) std::cout << "   " << describeLaunch(*k) << "\n";
+    for (const auto& line : k->staticPrints) std::cout << line << "\n";  // tl.static_print, at compile time
     bool ok = false;
     try {
       ok = stage(*k, std::cout);

@@ -21,6 +21,7 @@
 #include "frontend/Frontend.h"
 #include "ir/IR.h"
 #include "runtime/Checks.h"
+#include "runtime/DevicePrint.h"
 #include "runtime/Memory.h"
 
 namespace CLI {
@@ -40,6 +41,7 @@ struct StageOptions {
   bool printIR = false;                // --print-ir
   bool quiet = false;                  // --quiet: only PASS/FAIL and errors
   bool noCheck = false;                // --no-check: skip the stage-agreement check
+  int64_t maxPrintLines = kDefaultMaxPrintLines;  // --max-print-lines N: device_print's cap
   IntentOptions intent;                // --expect, --reference, --atol / --rtol
   // Counted by checkStageOutputs: runs whose only check was stage agreement (runStage's closing
   // note says what such a PASS means).
@@ -73,6 +75,7 @@ struct CompiledKernel {
   LaunchConfig launch;
   Specialization spec;
   std::unique_ptr<Function> ir;  // block IR straight from the front end (no passes yet)
+  std::vector<std::string> staticPrints;  // tl.static_print's lines (runStage prints them)
   double compileMs = 0;          // parse + launch + IR generation
 };
 
@@ -94,6 +97,10 @@ std::vector<std::string> defaultKernelPaths();
 // stage are rendered at their source line.
 using StageFn = std::function<bool(CompiledKernel&, std::ostream& out)>;
 int runStage(const std::string& stageName, const StageOptions& opts, const StageFn& stage);
+
+// device_print's destination for one stage run: `out`, capped at --max-print-lines. Call
+// finish() on it after the run (it says how many lines the cap dropped).
+DeviceOutput deviceOutput(const StageOptions& opts, std::ostream& out);
 
 // "softmax_kernel  grid=(256,1,1)  num_warps=4  M=256 N=781 ..."
 std::string describeLaunch(const CompiledKernel& k);

@@ -67,6 +67,7 @@
 //   - atomic_rmw/atomic_cas: element by element in row-major order, tl-scalar's rules
 //     (masked-off elements give 0; bounds checked like a load, reported as "atomic ...").
 //   - if: runs the taken region only. program_id/num_programs come from the grid (x fastest).
+//   - device_print / device_assert: tl-scalar's lines, order and first failing element.
 //   - parameters: pointers are the base address of the buffer named as the parameter; runtime
 //     scalars come from LaunchConfig::scalars, converted to the parameter's dtype as above.
 #include "block/BlockInterpreter.h"
@@ -387,8 +388,8 @@ bool rowsIncreasing(const uint64_t* addr, const uint8_t* mask, int64_t rows, int
 
 class Engine {
  public:
-  Engine(const Function& fn, const LaunchConfig& launch, Memory& memory)
-      : fn_(fn), launch_(launch), memory_(memory) {}
+  Engine(const Function& fn, const LaunchConfig& launch, Memory& memory, DeviceOutput* print)
+      : fn_(fn), launch_(launch), memory_(memory), print_(print) {}
 
   BlockRunStats run() {
     Planner planner;
@@ -417,6 +418,7 @@ class Engine {
   const Function& fn_;
   const LaunchConfig& launch_;
   Memory& memory_;
+  DeviceOutput* print_;
   std::vector<Tile> slots_;
   std::vector<std::pair<uint64_t, int64_t>> storeOrder_;  // (address, element) pairs of the exact conflict check
   std::vector<Tile> scratch_;  // yield copies, reused
@@ -726,6 +728,29 @@ class Engine {
     return {b->bytes.data(), b->base, b};
   }
 
+  // --- device_print / device_assert: tl-scalar's order and text (runtime/DevicePrint.h) -----
+  void execPrint(const Step& s) {
+    const Op& op = *s.op;
+    if (!print_) return;
+    const std::string& prefix = op.strAttr("prefix");
+    const bool hex = op.intAttr("hex") != 0;
+    if (s.in.empty()) return print_->line(printPid(pid_) + prefix);
+    for (size_t k = 0; k < s.in.size(); ++k) {
+      const Shape& shape = op.operand(k)->type.shape;
+      const int operand = s.in.size() > 1 ? static_cast<int>(k) : -1;
+      for (int64_t e = 0; e < slots_[s.in[k]].n; ++e)
+        print_->line(printLine(pid_, "", elementIndex(shape, e), shape, prefix, operand,
+                               block::elementText(slots_[s.in[k]], e, hex)));
+    }
+  }
+
+  void execAssert(const Step& s) {
+    const int64_t e = block::firstFalse(slots_[s.in[0]]);
+    if (e < 0) return;
+    const Shape& shape = s.op->operand(0)->type.shape;
+    throw RuntimeError(s.op->loc, assertMessage(s.op->strAttr("msg"), pid_, "", elementIndex(shape, e), shape));
+  }
+
   // --- one op ----------------------------------------------------------------------------
   void exec(const Step& s) {
     const Op& op = *s.op;
@@ -755,6 +780,8 @@ class Engine {
       case OpKind::Fma: block::fma(in(0), in(1), in(2), *out); break;
       case OpKind::AtomicRMW: case OpKind::AtomicCAS: execAtomic(s); break;
       case OpKind::DebugBarrier: break;  // a program runs as one: nothing to wait for
+      case OpKind::DevicePrint: execPrint(s); break;
+      case OpKind::DeviceAssert: execAssert(s); break;
       case OpKind::While: execWhile(s); break;
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
       case OpKind::Maximum: case OpKind::Minimum: case OpKind::And: case OpKind::Or: case OpKind::Xor:
@@ -785,10 +812,10 @@ class Engine {
 
 }  // namespace
 
-BlockRunStats runBlock(const Function& fn, const LaunchConfig& launch, Memory& memory) {
+BlockRunStats runBlock(const Function& fn, const LaunchConfig& launch, Memory& memory, DeviceOutput* print) {
   std::string problems = verifyFunction(fn);
   if (!problems.empty()) throw IRError(fn.loc, "runBlock needs verified block IR:\n" + problems);
-  Engine engine(fn, launch, memory);
+  Engine engine(fn, launch, memory, print);
   return engine.run();
 }
 

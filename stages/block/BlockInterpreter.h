@@ -16,6 +16,7 @@
 
 #include "frontend/Launch.h"
 #include "ir/IR.h"
+#include "runtime/DevicePrint.h"
 #include "runtime/Memory.h"
 
 namespace tl {
@@ -25,6 +26,9 @@ struct BlockRunStats {
   int64_t tileOps = 0;     // ops executed (each on a whole tile)
 };
 
-BlockRunStats runBlock(const Function& fn, const LaunchConfig& launch, Memory& memory);
+// `print`: where device_print's lines go (runtime/DevicePrint.h: tl-scalar's order and text);
+// nullptr: nowhere. device_assert stops the run at the first failing element, as tl-scalar.
+BlockRunStats runBlock(const Function& fn, const LaunchConfig& launch, Memory& memory,
+                       DeviceOutput* print = nullptr);
 
 }  // namespace tl

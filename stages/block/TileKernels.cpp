@@ -14,6 +14,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/DevicePrint.h"
 #include "runtime/Memory.h"
 
 namespace tl::block {
@@ -562,6 +563,22 @@ void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out) {
       for (int64_t j = 0; j < N; ++j) yRow[j] += aik * bRow[j];
     }
   }
+}
+
+std::string elementText(const Tile& t, int64_t i, bool hex) {
+  return withStorage(t.storage, [&](auto tag) -> std::string {
+    using T = typename decltype(tag)::type;
+    const T x = t.data<T>()[i];
+    if constexpr (std::is_same_v<T, uint64_t>) return printPointer(x);
+    else if constexpr (std::is_same_v<T, float>) return printFloat(t.dtype, x, hex);
+    else return printInt(t.dtype, int64_t(x), hex);
+  });
+}
+
+int64_t firstFalse(const Tile& cond) {
+  for (int64_t e = 0; e < cond.n; ++e)
+    if (cond.i1[size_t(e)] == 0) return e;
+  return -1;
 }
 
 }  // namespace tl::block

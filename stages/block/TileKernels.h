@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "block/Tile.h"
 #include "ir/IR.h"
@@ -69,5 +70,10 @@ void argmax(int axis, const Tile& in, Tile& out);
 void scan(ScanKind kind, int axis, bool reverse, const Tile& in, Tile& out);
 // out = acc + a @ b, accumulated in f32.
 void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out);
+// device_print: element i of t as runtime/DevicePrint.h writes it (printInt / printFloat /
+// printPointer of the element's dtype).
+std::string elementText(const Tile& t, int64_t i, bool hex);
+// device_assert: the first element of an i1 tile that is 0, or -1.
+int64_t firstFalse(const Tile& cond);
 
 }  // namespace tl::block

@@ -37,7 +37,15 @@ int main(int argc, char** argv) {
 
     tl::Memory memory = tl::Memory::fromLaunch(k.launch);
     start = std::chrono::steady_clock::now();
-    tl::BlockRunStats stats = tl::runBlock(*k.ir, k.launch, memory);
+    tl::DeviceOutput print = tl::deviceOutput(opts, out);
+    tl::BlockRunStats stats;
+    try {
+      stats = tl::runBlock(*k.ir, k.launch, memory, &print);
+    } catch (...) {
+      print.finish();  // the cap's note (if any) before the run's error
+      throw;
+    }
+    print.finish();
     double ms = tl::msSince(start);
     if (!opts.quiet)
       out << "   tl-block: " << tl::plural(stats.programs, "program") << ", " << stats.tileOps << " tile ops in "

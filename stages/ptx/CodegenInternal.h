@@ -7,6 +7,7 @@
 //                       elementwise math with the executor's semantics, convert, shuffles
 //   CodegenFp8.cpp      fp8 <-> f32 conversions (cvt.rn.satfinite.e4m3x2.f32, cvt.rn.f16x2.e4m3x2
 //                       and their e5m2 twins, sm_89+), the arch check
+//   CodegenDebug.cpp    print_regs (vprintf) and assert_regs (__assertfail)
 //   CodegenMemory.cpp   ld/st_global (vector accesses, predicated with inline PTX), atomics
 //                       (atom/red.global in inline PTX), ld/st_shared (one addrspace(3) array), barrier
 //
@@ -109,6 +110,12 @@ class KernelEmitter {
   llvm::Value* fp8ToF32(llvm::Value* x, DType d);         // i8 (or <N x i8>) bits -> f32, exact
   llvm::Value* f32ToFp8(llvm::Value* x, DType d);         // f32 -> fp8 bits: RTNE, satfinite
   void requireFp8Arch(const Op& op) const;                // RuntimeError below sm_89
+
+  // ----- print_regs / assert_regs (CodegenDebug.cpp): vprintf and __assertfail -----
+  void emitPrint(const Op& op);
+  void emitAssert(const Op& op);
+  void callVprintf(llvm::Value* format, const std::vector<llvm::Value*>& args);
+  llvm::Value* printfArg(llvm::Value* x, const Type& t, bool hex);
 
   // ----- memory (CodegenMemory.cpp) -----
   void emitLdGlobal(const Op& op);

@@ -310,6 +310,8 @@ void KernelEmitter::emitOp(const Op& op) {
     case OpKind::StShared: emitStShared(op); return;
     case OpKind::AtomGlobal: case OpKind::AtomCasGlobal: emitAtom(op); return;
     case OpKind::Barrier: b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); return;
+    case OpKind::PrintRegs: emitPrint(op); return;
+    case OpKind::AssertRegs: emitAssert(op); return;
     case OpKind::For: emitFor(op); return;
     case OpKind::If: emitIf(op); return;
     case OpKind::While: emitWhile(op); return;

@@ -205,6 +205,33 @@ struct Reference {
   std::string name;  // "tl-scalar" or "tl-block"
 };
 
+// The block-IR ops of one kind (device_print, device_assert) in the kernel.
+std::vector<const tl::Op*> opsOf(const tl::Function& fn, tl::OpKind kind) {
+  std::vector<const tl::Op*> out;
+  tl::walk(fn.body, [&](tl::Op& op) { if (op.kind == kind) out.push_back(&op); });
+  return out;
+}
+
+// rt.synchronize, where a failed device assertion (CUDA_ERROR_ASSERT: __assertfail, after the
+// kernel printed the failing element's located line) becomes a RuntimeError at the kernel's
+// device_assert (the first of several: the GPU's line above names the one that failed).
+void synchronizeOrAssert(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const std::string& what) {
+  try {
+    rt.synchronize(what.c_str());
+  } catch (const tl::CudaError& e) {
+    constexpr int kCudaErrorAssert = 710;
+    std::vector<const tl::Op*> asserts = opsOf(*k.ir, tl::OpKind::DeviceAssert);
+    if (e.code != kCudaErrorAssert || asserts.empty()) throw;
+    std::cout.flush();
+    const std::string& msg = asserts[0]->strAttr("msg");
+    throw tl::RuntimeError(asserts[0]->loc,
+                           "device assertion failed on the GPU (CUDA_ERROR_ASSERT)" + (msg.empty() ? "" : ": " + msg) +
+                               (asserts.size() > 1 ? " (this is the first of the kernel's " + std::to_string(asserts.size()) +
+                                                         " device assertions: the GPU's line above names the one that failed)"
+                                                   : ""));
+  }
+}
+
 // Loads, runs, checks and times one kernel on the GPU; fills `r` (and `keep` when it checked).
 // Returns false when the check fails.
 bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitResult& jit, const PtxStageOptions& o,
@@ -237,13 +264,21 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   r.blocksPerSM = mod.attrs.blocksPerSM;
   r.warpsPerSM = mod.attrs.warpsPerSM;
 
-  // One launch for the check, with the launch's data; then the timed runs.
+  // One launch for the check, with the launch's data; then the timed runs. A kernel that
+  // prints (device_print: vprintf's lines reach stdout at the synchronize) runs once: the
+  // poisoned launch and the timed runs would print everything again.
+  const bool prints = !opsOf(*k.ir, tl::OpKind::DevicePrint).empty();
   tl::Memory memory = tl::Memory::fromLaunch(k.launch);
   tl::DeviceBuffers bufs(rt, tl::kernelArgsFor(*k.ir, k.launch), memory);
   bufs.launch(mod, k.launch.grid, threads);
-  rt.synchronize(("running " + jit.entry.kernelName).c_str());
+  synchronizeOrAssert(rt, k, "running " + jit.entry.kernelName);
+  std::cout.flush();
   bufs.copyOutputsBack(memory);
-  {
+  if (prints) {  // not checked: count every element as written (no false "never stored" warning)
+    for (tl::Buffer& b : memory.buffers()) std::fill(b.stored.begin(), b.stored.end(), uint8_t(1));
+    if (!quiet) out << "   note: the kernel prints (device_print), so it ran once: no never-written check, no timing\n";
+  }
+  if (!prints) {
     tl::Memory poisoned = tl::Memory::fromLaunch(k.launch);
     for (tl::Buffer& b : poisoned.buffers())
       if (b.output) std::fill(b.bytes.begin(), b.bytes.end(), kPoison);
@@ -255,7 +290,8 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   }
   if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
 
-  tl::GpuTiming t = tl::timeKernel(rt, mod, bufs, k.launch.grid, threads, timingOptions(o));
+  tl::GpuTiming t;
+  if (!prints) t = tl::timeKernel(rt, mod, bufs, k.launch.grid, threads, timingOptions(o));
   r.runs = t.runs;
   r.medianMs = t.medianMs;
   r.minMs = t.minMs;
@@ -264,7 +300,7 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   r.gbps = t.medianMs > 0 ? r.bytes / (t.medianMs * 1e-3) / 1e9 : 0;
   r.flops = tl::dotFlops(*k.ir, k.launch);
   r.tflops = r.flops > 0 && t.medianMs > 0 ? r.flops / (t.medianMs * 1e-3) / 1e12 : 0;
-  if (!quiet) printTiming(t, r, dev, out);
+  if (!quiet && !prints) printTiming(t, r, dev, out);
 
   if (opts.noCheck && !quiet) tl::printOutputSummary(memory, out);
   tl::Engine engine = referenceEngine(k, o, quiet, out);

@@ -83,10 +83,15 @@
 //     masked-off element gives 0 and touches nothing. Programs run one at a time, so every
 //     atomic is indivisible; sem and scope are only recorded. i32/i64 add wraps; f32 add is
 //     rounded like `add`. debug_barrier does nothing (a program runs as one).
+//   - device_print: one line per element of each operand, operand by operand, elements in
+//     row-major order (a scalar: one line), in runtime/DevicePrint.h's format, to the run's
+//     DeviceOutput (none: counted only). device_assert: the first element (row-major) that is 0
+//     stops the run with "device assertion failed: msg (pid (x, y, z) idx (i, j))" at the op.
 #include "scalar/ScalarInterpreter.h"
 
 #include "runtime/Arguments.h"
 #include "runtime/Budget.h"
+#include "runtime/DevicePrint.h"
 #include "runtime/FloatOps.h"
 
 #include <algorithm>
@@ -122,8 +127,8 @@ using namespace scalar;
 
 class ScalarInterpreter {
  public:
-  ScalarInterpreter(const Function& fn, const LaunchConfig& launch, Memory& memory)
-      : fn_(fn), launch_(launch), mem_(memory) {}
+  ScalarInterpreter(const Function& fn, const LaunchConfig& launch, Memory& memory, DeviceOutput* print)
+      : fn_(fn), launch_(launch), mem_(memory), print_(print) {}
 
   ScalarRunStats run() {
     if (fn_.level != IRLevel::Block)
@@ -154,6 +159,7 @@ class ScalarInterpreter {
   const Function& fn_;
   const LaunchConfig& launch_;
   Memory& mem_;
+  DeviceOutput* print_;
   std::array<int64_t, 3> pid_{0, 0, 0};
   WorkMeter* meter_ = nullptr;  // the run's budget (runtime/Budget.h)
   std::unordered_map<const Value*, Tile> env_;
@@ -262,6 +268,8 @@ class ScalarInterpreter {
       case OpKind::Fma: execFma(op); break;
       case OpKind::AtomicRMW: case OpKind::AtomicCAS: execAtomic(op); break;
       case OpKind::DebugBarrier: break;  // one program runs as one: nothing to wait for
+      case OpKind::DevicePrint: execPrint(op); break;
+      case OpKind::DeviceAssert: execAssert(op); break;
       case OpKind::While: execWhile(op); break;
       case OpKind::Cmp: execCmp(op); break;
       case OpKind::Select: execSelect(op); break;
@@ -278,6 +286,39 @@ class ScalarInterpreter {
       default:  // yield/return (handled by runRegion) and thread-level ops
         throw IRError(op.loc, std::string("tl-scalar: unexpected ") + mnemonic(op.kind) + " in block IR");
     }
+  }
+
+  // ----- debugging (runtime/DevicePrint.h)
+
+  void execPrint(const Op& op) {
+    const std::string& prefix = op.strAttr("prefix");
+    const bool hex = op.intAttr("hex") != 0;
+    if (op.numOperands() == 0) {
+      if (print_) print_->line(printPid(pid_) + prefix);
+      return;
+    }
+    for (size_t k = 0; k < op.numOperands(); ++k) {
+      const Tile& t = get(op, k);
+      const int operand = op.numOperands() > 1 ? static_cast<int>(k) : -1;
+      for (size_t e = 0; e < t.elems.size(); ++e) {
+        if (!print_) break;
+        const Scalar& x = t.elems[e];
+        std::string value = x.isPtr ? printPointer(uint64_t(x.i)) : isInt(x.dtype) ? printInt(x.dtype, x.i, hex)
+                                                                                   : printFloat(x.dtype, x.f, hex);
+        if (print_)
+          print_->line(printLine(pid_, "", elementIndex(t.type.shape, int64_t(e)), t.type.shape, prefix, operand, value));
+      }
+      stats_.elementOps += static_cast<int64_t>(t.elems.size());
+    }
+  }
+
+  void execAssert(const Op& op) {
+    const Tile& c = get(op, 0);
+    for (size_t e = 0; e < c.elems.size(); ++e)
+      if (c.elems[e].i == 0)
+        throw RuntimeError(op.loc, assertMessage(op.strAttr("msg"), pid_, "", elementIndex(c.type.shape, int64_t(e)),
+                                                 c.type.shape));
+    stats_.elementOps += static_cast<int64_t>(c.elems.size());
   }
 
   // ----- leaves and shapes
@@ -756,8 +797,8 @@ class ScalarInterpreter {
 
 }  // namespace
 
-ScalarRunStats runScalar(const Function& fn, const LaunchConfig& launch, Memory& memory) {
-  return ScalarInterpreter(fn, launch, memory).run();
+ScalarRunStats runScalar(const Function& fn, const LaunchConfig& launch, Memory& memory, DeviceOutput* print) {
+  return ScalarInterpreter(fn, launch, memory, print).run();
 }
 
 Engine scalarEngine() {

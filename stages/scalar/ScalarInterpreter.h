@@ -14,6 +14,7 @@
 #include "frontend/Launch.h"
 #include "ir/IR.h"
 #include "runtime/Checks.h"
+#include "runtime/DevicePrint.h"
 #include "runtime/Memory.h"
 
 namespace tl {
@@ -23,7 +24,9 @@ struct ScalarRunStats {
   int64_t elementOps = 0;       // element-level operations evaluated
 };
 
-ScalarRunStats runScalar(const Function& fn, const LaunchConfig& launch, Memory& memory);
+// `print`: where device_print's lines go (runtime/DevicePrint.h); nullptr: nowhere.
+ScalarRunStats runScalar(const Function& fn, const LaunchConfig& launch, Memory& memory,
+                         DeviceOutput* print = nullptr);
 
 // tl-scalar as the reference engine of the checks (runtime/Checks.h).
 Engine scalarEngine();

@@ -22,7 +22,15 @@ int main(int argc, char** argv) {
     if (opts.printIR) out << tl::printFunction(*k.ir);
     tl::Memory memory = tl::Memory::fromLaunch(k.launch);
     auto start = std::chrono::steady_clock::now();
-    tl::ScalarRunStats stats = tl::runScalar(*k.ir, k.launch, memory);
+    tl::DeviceOutput print = tl::deviceOutput(opts, out);
+    tl::ScalarRunStats stats;
+    try {
+      stats = tl::runScalar(*k.ir, k.launch, memory, &print);
+    } catch (...) {
+      print.finish();  // the cap's note (if any) before the run's error
+      throw;
+    }
+    print.finish();
     double ms = tl::msSince(start);
     if (!opts.quiet) {
       out << "   tl-scalar: " << tl::plural(stats.programs, "program") << ", " << stats.elementOps

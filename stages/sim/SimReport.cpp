@@ -594,6 +594,8 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
                     {"barriers", k.stats.barriers},
                     {"divergent_branches", k.stats.divergentBranches},
                     {"atomics", k.stats.atomics},
+                    {"printed_lines", k.stats.printedLines},
+                    {"asserts_checked", k.stats.assertsChecked},
                     {"access_records", k.accessRecords},
                     {"notes", k.notes}};
   j["registers"] = {{"per_thread", k.regs.registers}, {"estimate", k.regs.estimate}, {"source", k.regs.source}};

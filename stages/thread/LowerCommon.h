@@ -121,6 +121,9 @@ class Lowerer {
   int64_t checkedVec(const Op& op, const Type& valueType);
   void lowerAtomic(const Op& op);              // atomic_rmw, atomic_cas
   void lowerDebugBarrier(const Op& op);
+  void lowerPrint(const Op& op);               // LowerDebug.cpp: device_print, device_assert
+  void lowerAssert(const Op& op);
+  std::vector<Value*> registerCoords(const Type& t);  // each register's tile coordinates, per dim
   void lowerReduce(const Op& op);              // LowerReduce.cpp
   void lowerArgmax(const Op& op);
   Value* combine(const std::string& kind, Value* a, Value* b);

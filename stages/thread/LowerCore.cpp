@@ -203,6 +203,8 @@ void Lowerer::lowerOp(const Op& op) {
     case OpKind::AtomicRMW:
     case OpKind::AtomicCAS: lowerAtomic(op); break;
     case OpKind::DebugBarrier: lowerDebugBarrier(op); break;
+    case OpKind::DevicePrint: lowerPrint(op); break;
+    case OpKind::DeviceAssert: lowerAssert(op); break;
     case OpKind::Yield: {
       std::vector<Value*> vals;
       for (Value* v : op.operands) vals.push_back(get(v));

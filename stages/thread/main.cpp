@@ -74,8 +74,17 @@ int main(int argc, char** argv) {
     tl::ExecOptions eo;
     eo.recordAccesses = false;
     eo.detectRaces = raceCheck;
+    tl::DeviceOutput print = tl::deviceOutput(opts, out);
+    eo.print = &print;
     start = std::chrono::steady_clock::now();
-    tl::ExecResult res = tl::runThreadIR(*tc.threadIR, k.launch, memory, eo);
+    tl::ExecResult res;
+    try {
+      res = tl::runThreadIR(*tc.threadIR, k.launch, memory, eo);
+    } catch (...) {
+      print.finish();  // the cap's note (if any) before the run's error
+      throw;
+    }
+    print.finish();
     double ms = tl::msSince(start);
     if (!opts.quiet)
       out << "   tl-thread: " << tl::plural(res.stats.blocks, "block") << " x " << tl::plural(tc.numWarps, "warp") << ", "

@@ -207,12 +207,12 @@ TEST(Parser, RecoversAndReportsSeveralErrors) {
 
 TEST(Parser, ChainedComparisonAndUnsupportedSyntax) {
   DiagEngine diag;
-  parseText("@jit\ndef k(a):\n    x = 0 < a < 3\n    while a:\n        break\n    y = lambda: 1\n    assert a\n", diag);
-  ASSERT_EQ(diag.numErrors(), 4) << diag.renderAll();
+  // (`assert a` is a statement: a device assertion, SemaDebug.cpp)
+  parseText("@jit\ndef k(a):\n    x = 0 < a < 3\n    while a:\n        break\n    y = lambda: 1\n    assert a, \"m\"\n", diag);
+  ASSERT_EQ(diag.numErrors(), 3) << diag.renderAll();
   EXPECT_NE(diag.diagnostics()[0].message.find("chained comparisons"), std::string::npos);
   EXPECT_NE(diag.diagnostics()[1].message.find("'break'"), std::string::npos);
   EXPECT_NE(diag.diagnostics()[2].message.find("'lambda'"), std::string::npos);
-  EXPECT_NE(diag.diagnostics()[3].message.find("tl.static_assert"), std::string::npos);
 }
 
 TEST(Parser, UnclosedBracketIsReportedAtTheBracket) {

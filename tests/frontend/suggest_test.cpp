@@ -1,6 +1,6 @@
 // "Did you mean" suggestions (frontend/Suggest.h) and the messages that use them: unknown names,
 // functions, keyword arguments and @launch keywords (a typo in --set, a keyword that binds
-// nothing), a @launch keyword used in the body, and print() refused with an alternative.
+// nothing), a @launch keyword used in the body, and printf() refused with print's alternative.
 #include <gtest/gtest.h>
 
 #include "FrontendTestUtil.h"
@@ -67,12 +67,13 @@ TEST(Suggest, LaunchKeywordInBodyNamesTheParameterList) {
       << r->errors();
 }
 
-TEST(Suggest, PrintIsRefusedWithADebuggingAlternative) {
-  for (const char* call : {"print(x)", "device_print(\"x\", x)", "static_print(x)"}) {
+TEST(Suggest, PrintfIsRefusedWithADebuggingAlternative) {
+  for (const char* call : {"printf(x)"}) {
     auto r = runFrontend(test::kernelWith("N=128, x_ptr=zeros(N)", "x_ptr, N",
                                           "    x = load(x_ptr + arange(0, 128))\n    " + std::string(call) + "\n"));
     ASSERT_EQ(r->phase, "compile") << call;
-    EXPECT_NE(r->errors().find("is not supported in kernels: to see a value, store it into an extra output buffer"),
+    EXPECT_NE(r->errors().find("is not supported in kernels: use print(\"x\", x) or tl.device_print(\"x\", x); or store "
+                               "the value into an extra output buffer"),
               std::string::npos)
         << r->errors();
     EXPECT_NE(r->errors().find("--out-dir DIR"), std::string::npos) << r->errors();

@@ -281,6 +281,9 @@ inline std::unique_ptr<Function> buildKitchenSink() {
   at(b); b.atomicCAS(lPtr, l0, l1, nullptr, "acquire", "gpu");
   at(b); b.atomicCAS(lptrs, lvals, lvals, mask2);
   at(b); b.debugBarrier();
+  at(b); b.create(OpKind::DevicePrint, {outer->result(0), alpha, ptrs}, {}, {{"prefix", " x: "}, {"hex", int64_t(0)}});
+  at(b); b.create(OpKind::DevicePrint, {}, {}, {{"prefix", " 100% \"done\""}, {"hex", int64_t(1)}});
+  at(b); b.create(OpKind::DeviceAssert, {mask2}, {}, {{"msg", "mask must hold"}});
   at(b); b.store(ptrs, outer->result(0), mask2);
   at(b); b.store(ptrs, sel);
   at(b); b.store(xPtr, b.binary(OpKind::Add, outer->result(1), total));
