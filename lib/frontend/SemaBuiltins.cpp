@@ -216,8 +216,8 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
 // `what` names the spelling. An empty order reverses a 2-D tile's dims (x.T, trans(x)).
 PyVal Sema::transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what, std::vector<int> order) {
   if (!x.isValue() || x.v->type.isScalar() || (order.empty() && x.v->type.rank() != 2))
-    return fail(argLoc, std::string(what) + (order.empty() ? " needs a 2-D tile (or the dims to permute), got " : " needs a tile, got ") +
-                            describe(x));
+    return fail(argLoc, std::string(what) + (order.empty() ? " needs a 2-D tile, got " : " needs a tile, got ") + describe(x) +
+                            (order.empty() ? " (trans(x, *dims) and permute(x, dims) permute a tile of any rank)" : ""));
   const Type& t = x.v->type;
   if (order.empty()) order = {1, 0};
   std::vector<int> seen(static_cast<size_t>(t.rank()), 0);

@@ -285,6 +285,7 @@ std::optional<std::string> verifyOp(const Op& op) {
       const Type &a = opd(0), &r = res();
       if (!a.isTile()) { c.fail("operand must be a tile, got " + str(a)); break; }
       const std::vector<int> order = transOrder(op);
+      if (order.empty()) { c.fail("operand must be a rank-2 tile without attribute 'order', got " + str(a)); break; }
       std::vector<int> seen(static_cast<size_t>(a.rank()), 0);
       bool perm = static_cast<int>(order.size()) == a.rank();
       for (int d : order) perm = perm && d >= 0 && d < a.rank() && !seen[static_cast<size_t>(d)]++;

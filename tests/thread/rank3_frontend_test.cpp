@@ -61,7 +61,7 @@ TEST(Rank3FrontEnd, ShapeErrors) {
       {"    y = tl.reshape(x, (3, 64))\n", "tile dimensions must be powers of two"},
       {"    y = tl.permute(tl.reshape(x, (4, 4, 4)), (0, 0, 1))\n", "dims must be a permutation of 0..2"},
       {"    y = tl.trans(tl.reshape(x, (4, 16)), 1, 0, 2)\n", "dims must be a permutation of 0..1"},
-      {"    y = tl.trans(x)\n", "trans() needs a 2-D tile (or the dims to permute)"},
+      {"    y = tl.trans(x)\n", "trans() needs a 2-D tile, got <64xf32> (trans(x, *dims) and permute(x, dims)"},
       {"    a, b = tl.split(tl.reshape(x, (16, 4)))\n", "split() needs a tile of rank >= 2 whose last dim is 2"},
       {"    y = tl.split(x)\n", "split() needs a tile of rank >= 2 whose last dim is 2"},
       {"    p = tl.reshape(x_ptr + tl.arange(0, 64), (4, 16))\n", "reshape() needs a tensor, got <64xptr<f32>>"},
