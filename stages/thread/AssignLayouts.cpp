@@ -455,7 +455,10 @@ class Assigner {
       case OpKind::Scan: return op.operand(0)->type.layout;
       case OpKind::Trans: {
         const LayoutPtr& in = op.operand(0)->type.layout;
-        if (!in || in->kind() != Layout::Kind::Blocked) return choose(res);
+        if (!in || in->kind() != Layout::Kind::Blocked) {  // a slice (a reduction's result) converts first
+          LayoutPtr l = choose(res);
+          return l->kind() == Layout::Kind::Blocked ? l : defaultLayout(res->type);
+        }
         return materializes(op) ? materialized(op, in) : permutedLayout(*in, transOrder(op));
       }
       case OpKind::Join: {  // both operands in one blocked layout: the new dim in registers, no data moves

@@ -72,6 +72,9 @@ Outputs elementwiseRef(const Memory& in, const LaunchConfig& l) {
       m2.push_back(m);
     }
   o["t_ptr"] = {total};
+  auto& st = o["st_ptr"];  // 2 * s0 transposed
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t b = 0; b < B; ++b) st.push_back(2.0 * s0[static_cast<size_t>(b * C + c)]);
   auto& c1 = o["c1_ptr"];
   auto& c0 = o["c0_ptr"];
   for (int64_t a = 0; a < A; ++a)
