@@ -196,7 +196,9 @@ PyVal Sema::builtinShape(const Expr& e, const std::string& fname) {
   if (f == "reshape") sig.push_back("can_reorder");
   if (!bindArgs(e, fname, sig, f == "zeros_like" || fname == "ravel" || f == "trans" ? 1 : 2, a)) return PyVal::poison();
   const PyVal& x = a.vals[0];
-  if (!x.isValue() || x.v->type.isPtr) return fail(a.locs[0], f + "() needs a tensor, got " + describe(x));
+  // (trans and permute of pointer tiles are fine: a layout permutation, no data moves.)
+  if (!x.isValue() || (x.v->type.isPtr && f != "trans" && f != "permute"))
+    return fail(a.locs[0], f + "() needs a tensor, got " + describe(x));
   Value* v = x.v;
   const Type& t = v->type;
   if (f == "zeros_like") {

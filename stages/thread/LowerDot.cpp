@@ -42,14 +42,11 @@ void Lowerer::lowerDot(const Op& op) {
 
   // 2. the k loop. Row addresses of A and column addresses of B for every accumulator register.
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
-  Value* aElem = mulC(coord(gc, r - 2), K);  // &A[b_r][m_r][0] and &B[b_r][0][n_r], as element indices
-  Value* bElem = coord(gc, r - 1);
-  if (r == 3) {
-    Value* batch = coord(gc, 0);
-    aElem = bin(OpKind::Add, aElem, mulC(batch, M * K));
-    bElem = bin(OpKind::Add, bElem, mulC(batch, K * N));
-  }
+  Value* aElem = mulC(coord(gc, r - 2), K);  // &A[b_r][m_r][0]
+  if (r == 3) aElem = bin(OpKind::Add, aElem, mulC(coord(gc, 0), M * K));
   Value* aRow = sharedAddr(aElem, bytes, aBase);
+  Value* bElem = coord(gc, r - 1);  // &B[b_r][0][n_r]
+  if (r == 3) bElem = bin(OpKind::Add, bElem, mulC(coord(gc, 0), K * N));
   Value* bCol = sharedAddr(bElem, bytes, bBase);
   Value* zero = constI32(0);
   Op* loop = b_.forOp(zero, constI32(K), constI32(1), {get(op.operand(2))});
