@@ -224,7 +224,7 @@ class Sema {
   Value* atomicOperand(const PyVal& v, Value* ptr, Loc loc, const std::string& fname, const char* what);
   PyVal builtinDot(const ast::Expr& e);
   // trans(x) and x.T: one trans op at `loc`, or a located error naming `what` for a non-2-D operand.
-  PyVal transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what);
+  PyVal transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what, std::vector<int> order = {});
   PyVal builtinCdiv(const ast::Expr& e);
   Value* reduceAll(const std::string& kind, Value* x, Loc loc);
 
@@ -234,6 +234,7 @@ class Sema {
   PyVal builtinHint(const ast::Expr& e, const std::string& f);
   PyVal builtinAssume(const ast::Expr& e);
   PyVal builtinShape(const ast::Expr& e, const std::string& f);
+  PyVal joinOrSplit(const ast::Expr& e, const std::string& f);  // join(a, b), split(x)
   PyVal builtinTritonMath(const ast::Expr& e, const std::string& f);
   // SemaSort.cpp: sort, topk, flip, gather, histogram, swizzle2d (compositions) and their parts.
   PyVal builtinSort(const ast::Expr& e, const std::string& f);

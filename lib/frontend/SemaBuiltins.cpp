@@ -85,8 +85,12 @@ std::optional<Shape> Sema::constShape(const PyVal& p, const Expr* e, Loc loc, co
     if (!d) return std::nullopt;
     s.push_back(*d);
   }
-  if (s.empty() || s.size() > 2) {
-    error(loc, fname + "() shape must have 1 or 2 dimensions");
+  if (s.empty()) {
+    error(loc, fname + "() shape must have at least 1 dimension");
+    return std::nullopt;
+  }
+  if (s.size() > static_cast<size_t>(kMaxTileRank)) {
+    error(loc, "tiles have at most " + std::to_string(kMaxTileRank) + " dimensions, this would make " + std::to_string(s.size()));
     return std::nullopt;
   }
   for (int64_t d : s)
@@ -203,11 +207,7 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   if (f == "where") return builtinWhere(e);
   if (f == "maximum" || f == "minimum") return builtinMinMaximum(e, f);
   if (f == "dot") return builtinDot(e);
-  if (f == "trans") {  // trans(x): <MxN> -> <NxM>, out[j, i] = x[i, j] (Triton's tl.trans)
-    Args a;
-    if (!bindArgs(e, "trans", {"x"}, 1, a)) return PyVal::poison();
-    return transpose(a.vals[0], a.locs[0], e.loc, "trans()");
-  }
+  if (f == "trans") return builtinShape(e, f);  // trans(x, *dims): SemaTriton.cpp
   if (f == "cdiv") return builtinCdiv(e);
   if (f == "range" || f == "static_range")
     return fail(e.loc, f + "() can only be used in a for loop: for i in tl." + f + "(...)");
@@ -220,7 +220,7 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   if (f == "advance") return builtinAdvance(e);
   if (f == "load_tensor_descriptor" || f == "store_tensor_descriptor") return descriptorAccess(e, f, nullptr);
   if (f == "zeros_like" || f == "broadcast_to" || f == "expand_dims" || f == "permute" || f == "reshape" ||
-      f == "view" || f == "ravel" || f == "broadcast")
+      f == "view" || f == "ravel" || f == "broadcast" || f == "join" || f == "split")
     return builtinShape(e, f);
   if (f == "cast") {  // tl.cast(x, dtype, ...): x.to(dtype, ...)
     Args a;
@@ -241,18 +241,37 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   return unknownFunction(e, f, e.lhs->kind == ExprKind::Attribute ? e.lhs->loc : e.lhs->loc);  // print(...), or a typo: SemaExpr.cpp
 }
 
-// trans(x) and x.T: the transposed 2-D tile (one trans op at `loc`); `what` names the spelling.
-PyVal Sema::transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what) {
-  if (!x.isValue() || x.v->type.rank() != 2)
-    return fail(argLoc, std::string(what) + " needs a 2-D tile, got " + describe(x));
+// trans(x), x.T and permute(x, dims): one trans op at `loc` (result dim j is x's dim order[j]);
+// `what` names the spelling. An empty order reverses a 2-D tile's dims (x.T, trans(x)).
+PyVal Sema::transpose(const PyVal& x, Loc argLoc, Loc loc, const char* what, std::vector<int> order) {
+  if (!x.isValue() || x.v->type.isScalar() || (order.empty() && x.v->type.rank() != 2))
+    return fail(argLoc, std::string(what) + (order.empty() ? " needs a 2-D tile, got " : " needs a tile, got ") + describe(x) +
+                            (order.empty() ? " (trans(x, *dims) and permute(x, dims) permute a tile of any rank)" : ""));
   const Type& t = x.v->type;
-  return PyVal::value(at(loc).create(OpKind::Trans, {x.v}, {t.withShape({t.shape[1], t.shape[0]})})->result());
+  if (order.empty()) order = {1, 0};
+  std::vector<int> seen(static_cast<size_t>(t.rank()), 0);
+  bool perm = static_cast<int>(order.size()) == t.rank();
+  for (int& d : order) {
+    if (d < 0) d += t.rank();
+    perm = perm && d >= 0 && d < t.rank() && !seen[static_cast<size_t>(d)]++;
+  }
+  if (!perm) return fail(loc, std::string(what) + " dims must be a permutation of 0.." + std::to_string(t.rank() - 1) + " for " + t.str());
+  bool identity = true;
+  Shape s;
+  for (size_t j = 0; j < order.size(); ++j) {
+    identity = identity && order[j] == static_cast<int>(j);
+    s.push_back(t.shape[static_cast<size_t>(order[j])]);
+  }
+  if (identity) return x;
+  std::vector<NamedAttr> attrs;
+  if (t.rank() != 2) attrs.push_back({"order", Attr(std::vector<int64_t>(order.begin(), order.end()))});
+  return PyVal::value(at(loc).create(OpKind::Trans, {x.v}, {t.withShape(s)}, attrs)->result());
 }
 
 // Tensor methods Triton has that are the built-in of the same name applied to the tensor.
 static const std::vector<std::string> kTensorMethods = {
     "sum", "max", "min", "argmax", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sigmoid", "cos", "sin",
-    "floor", "ceil", "erf", "trans", "broadcast_to", "expand_dims", "permute", "reshape", "to",
+    "floor", "ceil", "erf", "trans", "broadcast_to", "expand_dims", "permute", "reshape", "view", "split", "to",
     "cumsum", "cumprod", "sort", "flip", "histogram"};
 
 // x.to(dtype), x.sum(axis), ... (kTensorMethods), and a dtype's predicates (x.dtype.is_fp16()).
@@ -579,15 +598,21 @@ PyVal Sema::builtinDot(const Expr& e) {
     return fail(a.locs[6], "dot() out_dtype must be tl.float32 (tilelab accumulates in f32), got " + describe(a.vals[6]));
   for (size_t k = 0; k < 2; ++k) {
     const PyVal& t = a.vals[k];
-    if (!t.isValue() || t.v->type.isPtr || t.v->type.rank() != 2)
-      return fail(a.locs[k], "dot() needs 2-D tiles, got " + describe(t));
+    if (!t.isValue() || t.v->type.isPtr || (t.v->type.rank() != 2 && t.v->type.rank() != 3))
+      return fail(a.locs[k], "dot() needs 2-D tiles (or 3-D: batched), got " + describe(t));
     if (!isFloat(t.v->type.dtype))
       return fail(a.locs[k], "dot() needs float tiles, got " + t.v->type.str() + ": convert with .to(f16) or .to(f32)");
   }
   Value *x = a.vals[0].v, *y = a.vals[1].v;
-  if (x->type.shape[1] != y->type.shape[0])
+  const int r = x->type.rank();
+  if (y->type.rank() != r)
+    return fail(e.loc, "dot() needs a and b of one rank: " + x->type.str() + " @ " + y->type.str() +
+                           " (2-D: [M, K] @ [K, N]; batched: [B, M, K] @ [B, K, N])");
+  if (r == 3 && x->type.shape[0] != y->type.shape[0])
+    return fail(e.loc, "dot() batch dimensions differ: " + x->type.str() + " @ " + y->type.str() + " (a is [B, M, K], b must be [B, K, N])");
+  if (x->type.shape[r - 1] != y->type.shape[r - 2])
     return fail(e.loc, "dot() inner dimensions differ: " + x->type.str() + " @ " + y->type.str() +
-                           " (a is [M, K], b must be [K, N])");
+                           (r == 3 ? " (a is [B, M, K], b must be [B, K, N])" : " (a is [M, K], b must be [K, N])"));
   if (isFp8(x->type.dtype) != isFp8(y->type.dtype))
     return fail(e.loc, "dot() of " + x->type.str() + " and " + y->type.str() + ": an fp8 operand needs an fp8 partner (as in "
                        "Triton); convert the other one with .to(tl.float8e4nv) or the fp8 one with .to(tl.float16)");
@@ -596,7 +621,9 @@ PyVal Sema::builtinDot(const Expr& e) {
   DType dt = promote(x->type.dtype, y->type.dtype);
   x = convert(x, dt, a.locs[0]);
   y = convert(y, dt, a.locs[1]);
-  Type accType = Type::tile(DType::F32, {x->type.shape[0], y->type.shape[1]});
+  Shape accShape = {x->type.shape[r - 2], y->type.shape[r - 1]};
+  if (r == 3) accShape.insert(accShape.begin(), x->type.shape[0]);
+  Type accType = Type::tile(DType::F32, accShape);
   if (!checkTileSize(accType.shape, e.loc)) return PyVal::poison();
   Value* acc = nullptr;
   if (a.has(2)) {

@@ -9,7 +9,7 @@
 //   weak consts an int literal next to a typed int takes its dtype (i64 if it does not fit
 //               i32); next to a float it takes the float's dtype; a float literal next to a
 //               float takes its dtype, next to an int it is f32
-//   broadcast   right-aligned; size-1 or missing dims grow; scalars splat; rank <= 2
+//   broadcast   right-aligned; size-1 or missing dims grow; scalars splat; rank <= kMaxTileRank (3)
 //
 // Every conversion, splat, expand_dims and broadcast is emitted as its own op.
 #include <cctype>
@@ -159,8 +159,8 @@ std::optional<Shape> Sema::broadcastShape(const Shape& a, const Shape& b) const 
 }
 
 bool Sema::checkTileSize(const Shape& s, Loc loc) {
-  if (s.size() > 2) {
-    error(loc, "tiles have at most 2 dimensions, this would make " + std::to_string(s.size()));
+  if (s.size() > static_cast<size_t>(kMaxTileRank)) {
+    error(loc, "tiles have at most " + std::to_string(kMaxTileRank) + " dimensions, this would make " + std::to_string(s.size()));
     return false;
   }
   int64_t n = 1;
@@ -248,7 +248,7 @@ const std::vector<std::string>& kernelBuiltins() {
       "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
       "debug_barrier", "device_print", "device_assert", "static_print", "static_assert", "static_range", "rand", "randn", "randint", "rand4x", "randn4x", "randint4x",
       "multiple_of", "max_contiguous", "max_constancy", "assume", "zeros_like", "broadcast_to", "expand_dims",
-      "permute", "reshape", "view", "ravel", "broadcast", "cast", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin", "make_block_ptr", "advance",
+      "permute", "reshape", "view", "ravel", "broadcast", "join", "split", "cast", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin", "make_block_ptr", "advance",
       "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
       "cumsum", "cumprod", "associative_scan", "reduce", "sort", "topk", "flip", "gather", "histogram", "swizzle2d",
       "asin", "acos", "atan", "tan", "sinh", "cosh", "tanh", "log10", "log1p", "expm1", "exp10", "cbrt", "rcp",
@@ -547,7 +547,9 @@ PyVal Sema::evalSubscript(const Expr& e) {
   if (slices != v->type.rank())
     return fail(e.loc, "subscript has " + std::to_string(slices) + " ':' but " + v->type.str() + " has " +
                            std::to_string(v->type.rank()) + (v->type.rank() == 1 ? " dimension" : " dimensions"));
-  if (e.items.size() > 2) return fail(e.loc, "tiles have at most 2 dimensions");
+  if (e.items.size() > static_cast<size_t>(kMaxTileRank))
+    return fail(e.loc, "tiles have at most " + std::to_string(kMaxTileRank) + " dimensions, this subscript would make " +
+                           std::to_string(e.items.size()));
   for (size_t k = 0; k < e.items.size(); ++k) {
     if (e.items[k]->kind != ExprKind::None) continue;
     if (v->type.isScalar()) {

@@ -9,7 +9,8 @@
 //   tl.multiple_of / max_contiguous / max_constancy   hints kept as attributes of the op that
 //        made the value (docs/language.md says which passes read them)
 //   tl.assume(cond)     a hint: checked when cond is a constant, otherwise nothing is emitted
-//   zeros_like, broadcast_to, expand_dims, permute, reshape (size-1 dims only), softmax,
+//   zeros_like, broadcast_to, expand_dims, trans / permute (any order), reshape / view (row-major,
+//        can_reorder=False), join / split (a last dim of 2), softmax,
 //   fdiv / div_rn / sqrt_rn, argmin
 #include <cmath>
 
@@ -151,7 +152,8 @@ PyVal Sema::builtinAssume(const Expr& e) {
 }
 
 // Shape built-ins: zeros_like(x), broadcast_to(x, shape), expand_dims(x, axis), permute(x, dims),
-// reshape(x, shape) where only size-1 dimensions come or go.
+// trans(x, *dims), reshape(x, shape) (the same elements in row-major order), join(a, b),
+// split(x).
 PyVal Sema::builtinShape(const Expr& e, const std::string& fname) {
   // tl.view is the old name of reshape; tl.ravel is a reshape to one dimension.
   const std::string f = fname == "view" || fname == "ravel" ? "reshape" : fname;
@@ -183,6 +185,7 @@ PyVal Sema::builtinShape(const Expr& e, const std::string& fname) {
     }
     return s;
   };
+  if (fname == "join" || fname == "split") return joinOrSplit(e, fname);
   Args a;
   std::vector<std::string> sig = {"input"};
   if (f == "zeros_like") sig.push_back("dtype");
@@ -191,9 +194,11 @@ PyVal Sema::builtinShape(const Expr& e, const std::string& fname) {
   else
     for (int k = 0; k < 4; ++k) sig.push_back("d" + std::to_string(k));
   if (f == "reshape") sig.push_back("can_reorder");
-  if (!bindArgs(e, fname, sig, f == "zeros_like" || fname == "ravel" ? 1 : 2, a)) return PyVal::poison();
+  if (!bindArgs(e, fname, sig, f == "zeros_like" || fname == "ravel" || f == "trans" ? 1 : 2, a)) return PyVal::poison();
   const PyVal& x = a.vals[0];
-  if (!x.isValue() || x.v->type.isPtr) return fail(a.locs[0], f + "() needs a tensor, got " + describe(x));
+  // (trans and permute of pointer tiles are fine: a layout permutation, no data moves.)
+  if (!x.isValue() || (x.v->type.isPtr && f != "trans" && f != "permute"))
+    return fail(a.locs[0], f + "() needs a tensor, got " + describe(x));
   Value* v = x.v;
   const Type& t = v->type;
   if (f == "zeros_like") {
@@ -221,21 +226,29 @@ PyVal Sema::builtinShape(const Expr& e, const std::string& fname) {
     if (!checkTileSize(*shape, e.loc)) return PyVal::poison();
     return PyVal::value(broadcastTo(v, *shape, e.loc));
   }
-  if (f == "permute") {
-    if (*shape == Shape{0, 1} || *shape == Shape{0}) return x;
-    if (*shape == Shape{1, 0} && t.rank() == 2) return transpose(x, a.locs[0], e.loc, "permute()");
-    return fail(e.loc, "permute() of " + t.str() + " with this order is not supported: tiles have at most 2 dimensions");
+  if (f == "permute" || f == "trans") {  // trans(x) without dims reverses a 2-D tile's dims
+    std::vector<int> order(shape->begin(), shape->end());
+    if (f == "permute" && order.empty()) return fail(e.loc, "permute() needs the dims");
+    return transpose(x, a.locs[0], e.loc, f == "trans" ? "trans()" : "permute()", order);
   }
-  // reshape: the same elements in the same order; only size-1 dimensions may come or go.
+  // reshape: the same elements in the same order. Only size-1 dims coming or going: as before,
+  // through reduce / expand_dims (no data moves); otherwise one reshape op.
   Shape from, to;
   for (int64_t d : t.shape)
     if (d != 1) from.push_back(d);
   for (int64_t d : *shape)
     if (d != 1) to.push_back(d);
-  if (from != to)
-    return fail(e.loc, "reshape() from " + t.str() + " to " + Type::tile(t.dtype, *shape).str() +
-                           " is not supported: tilelab reshapes only by adding or removing size-1 dimensions");
   if (!checkTileSize(*shape, e.loc)) return PyVal::poison();
+  int64_t numel = 1;
+  for (int64_t d : *shape) {
+    if (d < 1 || !isPowerOfTwo(d))
+      return fail(e.loc, "reshape() to " + Type::tile(t.dtype, *shape).str() + ": tile dimensions must be powers of two");
+    numel *= d;
+  }
+  if (numel != t.numel())
+    return fail(e.loc, "reshape() from " + t.str() + " to " + Type::tile(t.dtype, *shape).str() + ": the element counts differ (" +
+                           std::to_string(t.numel()) + " vs " + std::to_string(numel) + ")");
+  if (from != to) return PyVal::value(at(e.loc).create(OpKind::Reshape, {v}, {t.withShape(*shape)})->result());
   // Drop the size-1 dims (a max over one element is that element, bit for bit), then add the new ones.
   for (int ax = t.rank() - 1; ax >= 0 && v->type.rank() > 0; --ax)
     if (v->type.shape[static_cast<size_t>(ax)] == 1 && v->type.rank() > 1) v = at(e.loc).reduce("max", v, ax);
@@ -244,8 +257,48 @@ PyVal Sema::builtinShape(const Expr& e, const std::string& fname) {
     if ((*shape)[ax] == 1 && (v->type.rank() < static_cast<int>(shape->size()))) {
       v = v->type.isScalar() ? at(e.loc).splat(v, {1}) : at(e.loc).expandDims(v, static_cast<int>(ax));
     }
-  if (v->type.shape != *shape) return fail(e.loc, "reshape() to " + Type::tile(t.dtype, *shape).str() + " is not supported");
+  if (v->type.shape != *shape) return PyVal::value(at(e.loc).create(OpKind::Reshape, {x.v}, {t.withShape(*shape)})->result());
   return PyVal::value(v);
+}
+
+// join(a, b): a and b (broadcast to one shape, promoted to one dtype) side by side along a new
+// last dim of 2; split(x): x's last dim of 2 taken apart, a tuple (x[..., 0], x[..., 1]).
+PyVal Sema::joinOrSplit(const Expr& e, const std::string& f) {
+  Args a;
+  if (f == "split") {
+    if (!bindArgs(e, f, {"a"}, 1, a)) return PyVal::poison();
+    const PyVal& x = a.vals[0];
+    if (!x.isValue() || x.v->type.rank() < 2 || x.v->type.shape.back() != 2)
+      return fail(a.locs[0], "split() needs a tile of rank >= 2 whose last dim is 2, got " + describe(x));
+    if (x.v->type.isPtr) return fail(a.locs[0], "split() of a pointer tile is not supported (tilelab moves no pointers between threads)");
+    Shape s = x.v->type.shape;
+    s.pop_back();
+    std::vector<PyVal> halves;
+    for (int64_t k = 0; k < 2; ++k) {
+      halves.push_back(PyVal::value(at(e.loc).create(OpKind::Split, {x.v}, {x.v->type.withShape(s)}, {{"index", Attr(k)}})->result()));
+    }
+    return PyVal::tuple(halves);
+  }
+  if (!bindArgs(e, f, {"a", "b"}, 2, a)) return PyVal::poison();
+  for (size_t k = 0; k < 2; ++k) {
+    const PyVal& t = a.vals[k];
+    if (!t.isValue() && !t.isConst()) return fail(a.locs[k], "join() needs tensors, got " + describe(t));
+    if (t.isValue() && t.v->type.isPtr) return fail(a.locs[k], "join() of pointer tiles is not supported (tilelab moves no pointers between threads)");
+  }
+  Value *x = nullptr, *y = nullptr;
+  if (!unify(a.vals[0], a.vals[1], e.loc, x, y)) return PyVal::poison();
+  if (x->type.isScalar()) {  // two scalars: a <2> tile
+    x = at(e.loc).splat(x, {1});
+    y = at(e.loc).splat(y, {1});
+    Shape s = {1, 2};
+    if (!checkTileSize(s, e.loc)) return PyVal::poison();
+    Value* j = at(e.loc).create(OpKind::Join, {x, y}, {x->type.withShape(s)})->result();
+    return PyVal::value(at(e.loc).reduce("max", j, 0));  // drop the leading 1: one element, bit for bit
+  }
+  Shape s = x->type.shape;
+  s.push_back(2);
+  if (!checkTileSize(s, e.loc)) return PyVal::poison();
+  return PyVal::value(at(e.loc).create(OpKind::Join, {x, y}, {x->type.withShape(s)})->result());
 }
 
 // softmax(x) along axis 0 as Triton defines it; fdiv / div_rn / sqrt_rn (IEEE division and

@@ -228,9 +228,46 @@ LayoutPtr defaultBlockedLayout(const Shape& shape, int numWarps, int vecElems, s
 LayoutPtr transposedLayout(const Layout& l) {
   if (l.kind() != Layout::Kind::Blocked || l.rank() != 2)
     throw std::invalid_argument("transposedLayout: needs a rank-2 blocked layout, got " + l.str());
-  auto swap2 = [](const std::vector<int>& v) { return std::vector<int>{v[1], v[0]}; };
-  return Layout::blocked(swap2(l.sizePerThread()), swap2(l.threadsPerWarp()), swap2(l.warpsPerCTA()),
-                         {1 - l.order()[0], 1 - l.order()[1]});
+  return permutedLayout(l, {1, 0});
+}
+
+LayoutPtr permutedLayout(const Layout& l, const std::vector<int>& order) {
+  const int r = l.rank();
+  if (l.kind() != Layout::Kind::Blocked || static_cast<int>(order.size()) != r || !isPermutation(order))
+    throw std::invalid_argument("permutedLayout: needs a blocked layout and a permutation of its dims, got " + l.str());
+  std::vector<int> spt(r), tpw(r), wpc(r), inv(r), ord;
+  for (int j = 0; j < r; ++j) {
+    spt[j] = l.sizePerThread()[order[j]];
+    tpw[j] = l.threadsPerWarp()[order[j]];
+    wpc[j] = l.warpsPerCTA()[order[j]];
+    inv[order[j]] = j;
+  }
+  for (int d : l.order()) ord.push_back(inv[d]);
+  return Layout::blocked(spt, tpw, wpc, ord);
+}
+
+LayoutPtr joinedLayout(const Layout& l) {
+  if (l.kind() != Layout::Kind::Blocked) throw std::invalid_argument("joinedLayout: needs a blocked layout, got " + l.str());
+  std::vector<int> spt = l.sizePerThread(), tpw = l.threadsPerWarp(), wpc = l.warpsPerCTA(), ord = {l.rank()};
+  spt.push_back(2);
+  tpw.push_back(1);
+  wpc.push_back(1);
+  for (int d : l.order()) ord.push_back(d);
+  return Layout::blocked(spt, tpw, wpc, ord);
+}
+
+LayoutPtr splitLayout(const Layout& l) {
+  const int last = l.rank() - 1;
+  if (l.kind() != Layout::Kind::Blocked || last < 1 || l.sizePerThread()[last] != 2 || l.threadsPerWarp()[last] != 1 ||
+      l.warpsPerCTA()[last] != 1)
+    return nullptr;
+  std::vector<int> spt = l.sizePerThread(), tpw = l.threadsPerWarp(), wpc = l.warpsPerCTA(), ord;
+  spt.pop_back();
+  tpw.pop_back();
+  wpc.pop_back();
+  for (int d : l.order())
+    if (d != last) ord.push_back(d);
+  return Layout::blocked(spt, tpw, wpc, ord);
 }
 
 }  // namespace tl

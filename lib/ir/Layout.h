@@ -95,4 +95,21 @@ LayoutPtr defaultBlockedLayout(const Shape& shape, int numWarps, int vecElems,
 // Throws std::invalid_argument for anything but a rank-2 blocked layout.
 LayoutPtr transposedLayout(const Layout& l);
 
+// The layout of a permutation of x's dims (result dim j is operand dim order[j]; Triton's
+// tl.permute) when x has the blocked layout `l`: every field permuted the same way, so register r
+// of thread t holds the permuted element of the one it held in x: no data moves.
+// Throws std::invalid_argument unless `l` is blocked and `order` a permutation of its dims.
+LayoutPtr permutedLayout(const Layout& l, const std::vector<int>& order);
+
+// join(a, b) with both operands in the blocked layout `l`: a new last dim of 2, held by every
+// thread in its registers (sizePerThread 2, one lane, one warp, fastest in the register order),
+// so register 2r + k of a thread is register r of a (k = 0) or b (k = 1): no data moves.
+// Throws std::invalid_argument unless `l` is blocked.
+LayoutPtr joinedLayout(const Layout& l);
+
+// The inverse of joinedLayout: `l` blocked, its last dim held whole in each thread's registers
+// (sizePerThread 2, threadsPerWarp 1, warpsPerCTA 1); the layout of split(x) drops that dim. nullptr
+// when `l` is not such a layout (split then moves data).
+LayoutPtr splitLayout(const Layout& l);
+
 }  // namespace tl

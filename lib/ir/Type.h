@@ -7,7 +7,8 @@
 //   <1024xf32>          a 1-D tile (block) of 1024 f32
 //   <64x32xptr<f16>>    a 2-D tile of pointers to f16 (what `x_ptr + offsets` makes)
 //
-// Tile dimensions are static powers of two (checked by the verifier). After layout assignment a
+// Tile dimensions are static powers of two and a tile has at most kMaxTileRank (3) dimensions
+// (checked by the verifier). After layout assignment a
 // tile type also carries a layout (ir/Layout.h), printed after the element:
 //
 //   <1024xf32, #blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>>
@@ -84,5 +85,8 @@ struct Type {
 std::optional<Type> parseType(std::string_view text, size_t* consumed = nullptr);
 
 bool isPowerOfTwo(int64_t v);
+
+// The most dimensions a tile may have (the verifier's and the front end's limit).
+constexpr int kMaxTileRank = 3;
 
 }  // namespace tl

@@ -72,7 +72,7 @@ bool validShape(const Type& t) {
   for (int64_t d : t.shape)
     if (!isPowerOfTwo(d)) return false;
   if (t.layout && (t.isScalar() || t.layout->rank() != t.rank())) return false;
-  return t.rank() <= 2;
+  return t.rank() <= kMaxTileRank;
 }
 
 // An atomic's attributes (BlockOps.def, atomic_rmw / atomic_cas) and which dtypes its kind takes.
@@ -266,10 +266,18 @@ void verifyDebugOp(const Op& op, Check& c) {
 
 }  // namespace
 
+// A trans's permutation: its `order` attribute, or [1, 0] when absent (rank 2 only).
+std::vector<int> transOrder(const Op& op) {
+  const Attr* a = op.attr("order");
+  const auto* list = a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
+  if (!list) return op.numOperands() == 1 && op.operand(0)->type.rank() == 2 ? std::vector<int>{1, 0} : std::vector<int>{};
+  return std::vector<int>(list->begin(), list->end());
+}
+
 std::optional<std::string> verifyOp(const Op& op) {
   Check c{op, {}};
   for (const auto& r : op.results)
-    if (!validShape(r->type)) c.fail("result type " + str(r->type) + " must have rank <= 2 and power-of-two dims");
+    if (!validShape(r->type)) c.fail("result type " + str(r->type) + " must have rank <= " + std::to_string(kMaxTileRank) + " and power-of-two dims");
   if (!c.err.empty()) return c.err;
 
   auto res = [&](size_t i = 0) -> const Type& { return op.result(i)->type; };
@@ -320,16 +328,50 @@ std::optional<std::string> verifyOp(const Op& op) {
       else c.sameType(res().withoutLayout(), opd(0).withoutLayout(), "operand/result");
       break;
     case OpKind::Trans: {
-      // (<MxN> x) -> <NxM>, same element type; with layouts, the result's is the operand's
-      // with the two dimensions swapped (a blocked operand layout).
+      // (tile x) -> x with dims permuted by `order` (result dim j = operand dim order[j]); with
+      // layouts, the result's is the operand's (blocked) permuted the same way.
       if (!(c.operands(1, 1) && c.results(1))) break;
       const Type &a = opd(0), &r = res();
-      if (!a.isTile() || a.rank() != 2) { c.fail("operand must be a rank-2 tile, got " + str(a)); break; }
-      if (!c.sameType(r.withoutLayout(), a.withoutLayout().withShape({a.shape[1], a.shape[0]}), "result")) break;
+      if (!a.isTile()) { c.fail("operand must be a tile, got " + str(a)); break; }
+      const std::vector<int> order = transOrder(op);
+      if (order.empty()) { c.fail("operand must be a rank-2 tile without attribute 'order', got " + str(a)); break; }
+      std::vector<int> seen(static_cast<size_t>(a.rank()), 0);
+      bool perm = static_cast<int>(order.size()) == a.rank();
+      for (int d : order) perm = perm && d >= 0 && d < a.rank() && !seen[static_cast<size_t>(d)]++;
+      if (!perm) { c.fail("attribute 'order' must be a permutation of the operand's " + std::to_string(a.rank()) + " dims"); break; }
+      Shape s;
+      for (int d : order) s.push_back(a.shape[static_cast<size_t>(d)]);
+      if (!c.sameType(r.withoutLayout(), a.withoutLayout().withShape(s), "result")) break;
       if (a.layout || r.layout) {
-        if (!a.layout || !r.layout || a.layout->kind() != Layout::Kind::Blocked || !(*transposedLayout(*a.layout) == *r.layout))
-          c.fail("result layout must be the operand's (blocked) with dims swapped: " + str(a) + " vs " + str(r));
+        if (!a.layout || !r.layout || a.layout->kind() != Layout::Kind::Blocked || !(*permutedLayout(*a.layout, order) == *r.layout))
+          c.fail("result layout must be the operand's (blocked) with dims permuted: " + str(a) + " vs " + str(r));
       }
+      break;
+    }
+    case OpKind::Reshape:
+      if (!(c.operands(1, 1) && c.results(1))) break;
+      if (!opd(0).isTile() || !res().isTile()) c.fail("operand and result must be tiles");
+      else if (opd(0).numel() != res().numel()) c.fail("cannot reshape " + str(opd(0)) + " to " + str(res()) + ": element counts differ");
+      else c.sameType(res().scalarType(), opd(0).scalarType(), "element");
+      break;
+    case OpKind::Join: {
+      if (!(c.operands(2, 2) && c.results(1))) break;
+      if (!opd(0).isTile() || !c.sameType(opd(1).withoutLayout(), opd(0).withoutLayout(), "operand")) {
+        if (c.err.empty()) c.fail("operands must be tiles");
+        break;
+      }
+      Shape s = opd(0).shape;
+      s.push_back(2);
+      c.sameType(res().withoutLayout(), opd(0).withoutLayout().withShape(s), "result");
+      break;
+    }
+    case OpKind::Split: {
+      if (!(c.operands(1, 1) && c.results(1) && c.intAttrIn("index", 0, 1))) break;
+      const Type& a = opd(0);
+      if (a.rank() < 2 || a.shape.back() != 2) { c.fail("operand's last dim must be 2 (and rank >= 2), got " + str(a)); break; }
+      Shape s = a.shape;
+      s.pop_back();
+      c.sameType(res().withoutLayout(), a.withoutLayout().withShape(s), "result");
       break;
     }
     case OpKind::Broadcast: {
@@ -497,12 +539,17 @@ std::optional<std::string> verifyOp(const Op& op) {
         c.sameType(res(), opd(0), "result/operand");
       break;
     case OpKind::Dot: {
+      // 2-D, or batched: one leading batch dim on all three.
       if (!(c.operands(3, 3) && c.results(1))) break;
       const Type &a = opd(0), &b = opd(1), &acc = opd(2);
-      if (a.rank() != 2 || b.rank() != 2 || acc.rank() != 2) { c.fail("operands must be 2-D tiles"); break; }
+      const int r = a.rank();
+      if ((r != 2 && r != 3) || b.rank() != r || acc.rank() != r) { c.fail("operands must be 2-D tiles, or 3-D (batched) tiles"); break; }
       if (a.isPtr || b.isPtr || !isFloat(a.dtype) || a.dtype != b.dtype) { c.fail("a and b must be float tiles of one dtype, got " + str(a) + " and " + str(b)); break; }
-      if (a.shape[1] != b.shape[0]) { c.fail("inner dimensions differ: " + str(a) + " @ " + str(b)); break; }
-      if (c.sameType(acc.withoutLayout(), Type::tile(DType::F32, {a.shape[0], b.shape[1]}), "accumulator"))
+      if (r == 3 && a.shape[0] != b.shape[0]) { c.fail("batch dimensions differ: " + str(a) + " @ " + str(b)); break; }
+      if (a.shape[r - 1] != b.shape[r - 2]) { c.fail("inner dimensions differ: " + str(a) + " @ " + str(b)); break; }
+      Shape cs = {a.shape[r - 2], b.shape[r - 1]};
+      if (r == 3) cs.insert(cs.begin(), a.shape[0]);
+      if (c.sameType(acc.withoutLayout(), Type::tile(DType::F32, cs), "accumulator"))
         c.sameType(res(), acc, "result");
       break;
     }

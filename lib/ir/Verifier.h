@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/IR.h"
 
@@ -20,5 +21,9 @@ std::optional<std::string> verifyOp(const Op& op);
 // same region or an enclosing one), terminators, region arguments. Returns all problems found,
 // one per line, rendered with locations; empty when valid.
 std::string verifyFunction(const Function& fn);
+
+// The permutation a `trans` op applies (result dim j is operand dim order[j]): its `order`
+// attribute, or [1, 0] for a rank-2 trans without one; empty when neither.
+std::vector<int> transOrder(const Op& trans);
 
 }  // namespace tl

@@ -125,6 +125,7 @@ struct Step {
   // yield: operand k is defined directly in the yielding region and not yielded twice, so its
   // tile may be moved (swapped) into the destination instead of copied.
   std::vector<uint8_t> movable;
+  std::vector<int> order;      // trans: result dim j is operand dim order[j]
 };
 
 Pred parsePred(const std::string& p) {
@@ -202,6 +203,8 @@ class Planner {
         else s.intValue = op.intAttr("value");
         break;
       case OpKind::Arange: s.intValue = op.intAttr("start"); break;
+      case OpKind::Split: s.intValue = op.intAttr("index"); break;
+      case OpKind::Trans: s.order = transOrder(op); break;
       case OpKind::Cmp: s.pred = parsePred(op.strAttr("pred")); break;
       case OpKind::Yield:
         for (size_t k = 0; k < op.numOperands(); ++k) {
@@ -453,6 +456,9 @@ class Engine {
     if (shapeOf.rank == 1) s += ", element [" + std::to_string(i) + "]";
     if (shapeOf.rank == 2)
       s += ", element [" + std::to_string(i / shapeOf.cols) + ", " + std::to_string(i % shapeOf.cols) + "]";
+    if (shapeOf.rank == 3)
+      s += ", element [" + std::to_string(i / shapeOf.cols / shapeOf.dims[1]) + ", " + std::to_string(i / shapeOf.cols % shapeOf.dims[1]) +
+           ", " + std::to_string(i % shapeOf.cols) + "]";
     return s;
   }
 
@@ -702,6 +708,9 @@ class Engine {
         return os.str();
       };
       auto index = [&](int64_t i) {
+        if (p.rank == 3)
+          return "[" + std::to_string(i / p.cols / p.dims[1]) + ", " + std::to_string(i / p.cols % p.dims[1]) + ", " +
+                 std::to_string(i % p.cols) + "]";
         return p.rank == 2 ? "[" + std::to_string(i / p.cols) + ", " + std::to_string(i % p.cols) + "]"
                            : "[" + std::to_string(i) + "]";
       };
@@ -767,7 +776,13 @@ class Engine {
       case OpKind::Splat: block::splat(in(0), *out); break;
       case OpKind::Broadcast: block::broadcast(in(0), *out); break;
       case OpKind::ExpandDims: block::copyElements(in(0), *out); break;
-      case OpKind::Trans: block::transpose(in(0), *out); break;
+      case OpKind::Trans:
+        if (in(0).rank == 2) block::transpose(in(0), *out);
+        else block::permute(in(0), s.order, *out);
+        break;
+      case OpKind::Reshape: block::copyElements(in(0), *out); break;  // row-major order is kept
+      case OpKind::Join: block::join(in(0), in(1), *out); break;
+      case OpKind::Split: block::split(in(0), s.intValue, *out); break;
       case OpKind::Convert: block::convert(in(0), *out); break;
       case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
       case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid: case OpKind::Log2:

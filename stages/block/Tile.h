@@ -11,12 +11,13 @@
 //   ptr<...>       uint64_t    byte addresses (runtime/Memory.h)
 //
 // A scalar is a tile of rank 0 holding one element. Elements are row-major: element [i, j] of
-// a rank-2 tile is at i * cols + j. Every op of the interpreter dispatches once on the storage
+// a rank-2 tile is at i * cols + j (a rank-3 tile is rows = dims[0] * dims[1] rows of cols). Every op of the interpreter dispatches once on the storage
 // (withStorage below) and then runs a plain loop over the raw array, which the C++ compiler can
 // vectorize. Tiles are reused across loop iterations: reshape() keeps the vector's capacity, so
 // a tile recomputed with the same type never reallocates.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -52,10 +53,11 @@ struct Tile {
   DType dtype = DType::I32;  // element dtype (the pointee's when isPtr)
   bool isPtr = false;
   Storage storage = Storage::I32;
-  int rank = 0;              // 0 (scalar), 1 or 2
-  int64_t rows = 1;          // rank 2: dim 0; rank 1: 1
-  int64_t cols = 1;          // rank 2: dim 1; rank 1: the length
+  int rank = 0;              // 0 (scalar), 1, 2 or 3
+  int64_t rows = 1;          // rank >= 2: the product of every dim but the last; rank 1: 1
+  int64_t cols = 1;          // rank >= 1: the last dim
   int64_t n = 1;             // number of elements (1 for scalars)
+  std::array<int64_t, kMaxTileRank> dims{};  // dims[0..rank): the shape
 
   // Exactly one of these is in use (the one `storage` names); the others stay empty.
   std::vector<float> f32;
@@ -70,9 +72,11 @@ struct Tile {
     isPtr = t.isPtr;
     storage = storageOf(t.dtype, t.isPtr);
     rank = t.rank();
-    rows = rank == 2 ? t.shape[0] : 1;
+    rows = 1;
+    for (int d = 0; d + 1 < rank; ++d) rows *= t.shape[d];
     cols = rank == 0 ? 1 : t.shape[rank - 1];
     n = rows * cols;
+    for (int d = 0; d < rank && d < kMaxTileRank; ++d) dims[static_cast<size_t>(d)] = t.shape[d];
     switch (storage) {
       case Storage::F32: f32.resize(static_cast<size_t>(n)); break;
       case Storage::I32: i32.resize(static_cast<size_t>(n)); break;

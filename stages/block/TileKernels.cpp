@@ -126,6 +126,18 @@ T reduceRow(const T* __restrict x, int64_t n, C combine) {
   return lanes[0];
 }
 
+// A tile seen around dim `axis`: `outer` blocks (the dims before it) of `len` (its extent)
+// times `inner` (the dims after it) elements.
+struct AxisSplit {
+  int64_t outer, len, inner;
+};
+AxisSplit splitAt(const Tile& t, int axis) {
+  AxisSplit a{1, t.dims[static_cast<size_t>(axis)], 1};
+  for (int d = 0; d < axis; ++d) a.outer *= t.dims[static_cast<size_t>(d)];
+  for (int d = axis + 1; d < t.rank; ++d) a.inner *= t.dims[static_cast<size_t>(d)];
+  return a;
+}
+
 // Reduces each column of a rows x cols array into y[cols]: y starts as row 0 and every later
 // row is combined in order (the reference's order, so even float sums match it bit for bit);
 // the inner loop runs along a row and vectorizes.
@@ -217,12 +229,33 @@ void splat(const Tile& scalar, Tile& out) {
   });
 }
 
+// Row-major strides of a tile's dims, 0 where the dim has extent 1 (a broadcast reads it again).
+static std::array<int64_t, kMaxTileRank> broadcastStrides(const Tile& t) {
+  std::array<int64_t, kMaxTileRank> st{};
+  int64_t s = 1;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    st[static_cast<size_t>(d)] = t.dims[static_cast<size_t>(d)] == 1 ? 0 : s;
+    s *= t.dims[static_cast<size_t>(d)];
+  }
+  return st;
+}
+
 void broadcast(const Tile& in, Tile& out) {
   // Rank 1 is the rank-2 case with one row (Tile keeps rows = 1 for it).
   withStorage(out.storage, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* x = in.data<T>();
     T* y = out.data<T>();
+    if (out.rank == 3) {  // one row of out at a time, each read with in's strides
+      const auto st = broadcastStrides(in);
+      for (int64_t i = 0; i < out.dims[0]; ++i)
+        for (int64_t j = 0; j < out.dims[1]; ++j) {
+          const T* src = x + i * st[0] + j * st[1];
+          T* dst = y + (i * out.dims[1] + j) * out.cols;
+          for (int64_t k = 0; k < out.cols; ++k) dst[k] = src[k * st[2]];
+        }
+      return;
+    }
     for (int64_t i = 0; i < out.rows; ++i) {
       const T* src = x + (in.rows == 1 ? 0 : i * in.cols);
       T* dst = y + i * out.cols;
@@ -246,6 +279,51 @@ void transpose(const Tile& in, Tile& out) {
     T* y = out.data<T>();
     for (int64_t i = 0; i < in.rows; ++i)
       for (int64_t j = 0; j < in.cols; ++j) y[j * out.cols + i] = x[i * in.cols + j];
+  });
+}
+
+void permute(const Tile& in, const std::vector<int>& order, Tile& out) {
+  // in's stride for each out dim; then walk out in row-major order.
+  std::array<int64_t, kMaxTileRank> inStride{}, st{1, 1, 1}, ext{1, 1, 1};
+  int64_t s = 1;
+  for (int d = in.rank - 1; d >= 0; --d) {
+    inStride[static_cast<size_t>(d)] = s;
+    s *= in.dims[static_cast<size_t>(d)];
+  }
+  const size_t pad = static_cast<size_t>(kMaxTileRank - out.rank);  // out's dims right-aligned in 3
+  for (size_t j = 0; j < order.size(); ++j) {
+    st[pad + j] = inStride[static_cast<size_t>(order[j])];
+    ext[pad + j] = out.dims[j];
+  }
+  withStorage(out.storage, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in.data<T>();
+    T* y = out.data<T>();
+    for (int64_t i = 0; i < ext[0]; ++i)
+      for (int64_t j = 0; j < ext[1]; ++j)
+        for (int64_t k = 0; k < ext[2]; ++k) *y++ = x[i * st[0] + j * st[1] + k * st[2]];
+  });
+}
+
+void join(const Tile& a, const Tile& b, Tile& out) {
+  withStorage(out.storage, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = a.data<T>();
+    const T* z = b.data<T>();
+    T* y = out.data<T>();
+    for (int64_t i = 0; i < a.n; ++i) {
+      y[2 * i] = x[i];
+      y[2 * i + 1] = z[i];
+    }
+  });
+}
+
+void split(const Tile& in, int64_t index, Tile& out) {
+  withStorage(out.storage, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in.data<T>();
+    T* y = out.data<T>();
+    for (int64_t i = 0; i < out.n; ++i) y[i] = x[2 * i + index];
   });
 }
 
@@ -479,9 +557,10 @@ void reduce(ReduceKind kind, int axis, const Tile& in, Tile& out) {
       const bool isSum = kind == ReduceKind::Sum;
       // One contiguous line of `len` elements, or every column, with this kind's combine.
       auto run = [&](auto combine) {
-        if (in.rank == 2 && axis == 0) {
-          reduceColumns(x, in.rows, in.cols, y, combine);
-        } else {  // rank 1, or rank 2 along axis 1: each row is contiguous
+        if (in.rank >= 2 && axis < in.rank - 1) {  // outer blocks of len x inner, reduced down their columns
+          const AxisSplit a = splitAt(in, axis);
+          for (int64_t o = 0; o < a.outer; ++o) reduceColumns(x + o * a.len * a.inner, a.len, a.inner, y + o * a.inner, combine);
+        } else {  // along the last dim: each row is contiguous
           for (int64_t i = 0; i < in.rows; ++i) y[i] = reduceRow(x + i * in.cols, in.cols, combine);
         }
       };
@@ -500,8 +579,10 @@ void argmax(int axis, const Tile& in, Tile& out) {
     using T = typename decltype(tag)::type;
     const T* x = in.data<T>();
     int32_t* y = out.i32.data();
-    if (in.rank == 2 && axis == 0) {
-      for (int64_t j = 0; j < in.cols; ++j) y[j] = argmaxStrided(x + j, in.rows, in.cols);
+    if (in.rank >= 2 && axis < in.rank - 1) {
+      const AxisSplit a = splitAt(in, axis);
+      for (int64_t o = 0; o < a.outer; ++o)
+        for (int64_t j = 0; j < a.inner; ++j) y[o * a.inner + j] = argmaxStrided(x + o * a.len * a.inner + j, a.len, a.inner);
     } else {
       for (int64_t i = 0; i < in.rows; ++i) y[i] = argmaxStrided(x + i * in.cols, in.cols, 1);
     }
@@ -514,13 +595,14 @@ void scan(ScanKind kind, int axis, bool reverse, const Tile& in, Tile& out) {
     if constexpr (!std::is_same_v<T, uint64_t>) {
       const T* __restrict x = in.data<T>();
       T* __restrict y = out.data<T>();
-      const bool along0 = in.rank == 2 && axis == 0;  // columns: stride cols; otherwise rows: stride 1
-      const int64_t lines = along0 ? in.cols : in.rows, len = along0 ? in.rows : in.cols;
-      const int64_t stride = along0 ? in.cols : 1, lineStep = along0 ? 1 : in.cols;
+      // Line l of outer * inner starts at (l / inner) * len * inner + l % inner, stride inner (the
+      // last dim: inner = 1, rows of len).
+      const AxisSplit a = in.rank == 0 ? AxisSplit{1, 1, 1} : splitAt(in, axis);
+      const int64_t lines = a.outer * a.inner, len = a.len, stride = a.inner;
       const bool narrow = in.dtype == DType::F16 || in.dtype == DType::BF16;
       auto run = [&](auto combine) {
         for (int64_t l = 0; l < lines; ++l) {
-          const int64_t base = l * lineStep;
+          const int64_t base = (l / a.inner) * len * a.inner + l % a.inner;
           for (int64_t j = 0; j < len; ++j) {
             const int64_t k = reverse ? len - 1 - j : j, at = base + k * stride;
             if (j == 0) {
@@ -547,12 +629,18 @@ void scan(ScanKind kind, int axis, bool reverse, const Tile& in, Tile& out) {
   });
 }
 
+static void dotOne(const float* __restrict A, const float* __restrict B, float* __restrict Y, int64_t M, int64_t K, int64_t N);
+
 void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out) {
-  const int64_t M = a.rows, K = a.cols, N = b.cols;
-  const float* __restrict A = a.f32.data();
-  const float* __restrict B = b.f32.data();
-  float* __restrict Y = out.f32.data();
-  std::copy_n(acc.f32.data(), M * N, Y);
+  const int64_t batches = a.rank == 3 ? a.dims[0] : 1;
+  const int64_t M = a.rows / batches, K = a.cols, N = b.cols;
+  std::copy_n(acc.f32.data(), batches * M * N, out.f32.data());
+  for (int64_t bi = 0; bi < batches; ++bi)
+    dotOne(a.f32.data() + bi * M * K, b.f32.data() + bi * K * N, out.f32.data() + bi * M * N, M, K, N);
+}
+
+// Y[M][N] += A[M][K] @ B[K][N].
+static void dotOne(const float* __restrict A, const float* __restrict B, float* __restrict Y, int64_t M, int64_t K, int64_t N) {
   // i-k-j order: the innermost loop runs along a row of B and a row of Y (vectorizes). Each
   // Y[i][j] still receives acc + a[i][0]*b[0][j] + a[i][1]*b[1][j] + ... in k order.
   for (int64_t i = 0; i < M; ++i) {

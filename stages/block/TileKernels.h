@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "block/Tile.h"
 #include "ir/IR.h"
@@ -52,6 +53,10 @@ void splat(const Tile& scalar, Tile& out);     // every element = the scalar
 void broadcast(const Tile& in, Tile& out);     // size-1 dims of `in` grow to out's shape
 void copyElements(const Tile& in, Tile& out);  // same elements, another shape (expand_dims)
 void transpose(const Tile& in, Tile& out);     // trans: out[j][i] = in[i][j] (rank 2)
+// trans with `order`: out[idx] = in[src], src[order[j]] = idx[j] (any rank)
+void permute(const Tile& in, const std::vector<int>& order, Tile& out);
+void join(const Tile& a, const Tile& b, Tile& out);      // out[..., k] = (a, b)[k][...]
+void split(const Tile& in, int64_t index, Tile& out);   // out[...] = in[..., index]
 void convert(const Tile& in, Tile& out);       // dtype conversion (out's dtype)
 void unary(OpKind kind, const Tile& in, Tile& out);
 // Elementwise binary op. For integer div/rem, returns the index of the first zero divisor
@@ -68,7 +73,7 @@ void argmax(int axis, const Tile& in, Tile& out);
 // Inclusive scan along `axis` in the reference's sequential order (from index 0, or from the
 // end with `reverse`), each step rounded to the dtype: matches tl-scalar bit for bit.
 void scan(ScanKind kind, int axis, bool reverse, const Tile& in, Tile& out);
-// out = acc + a @ b, accumulated in f32.
+// out = acc + a @ b, accumulated in f32 (rank 3: one product per leading batch index).
 void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out);
 // device_print: element i of t as runtime/DevicePrint.h writes it (printInt / printFloat /
 // printPointer of the element's dtype).

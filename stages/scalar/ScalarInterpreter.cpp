@@ -48,7 +48,10 @@
 //     ... (reverse: out[n-1] = x[n-1], out[k] = out[k+1] kind x[k], k = n-2 .. 0), each step
 //     the elementwise add / mul / maximum / minimum in the element dtype (ints wrap; f16/bf16
 //     rounded after every step), so float sums are ((x0 + x1) + x2) + ... in that order.
-//   - dot: out[m][n] = acc[m][n] + a[m][0]*b[0][n] + a[m][1]*b[1][n] + ... in increasing k, with
+//   - reshape: the same elements in row-major order; trans: out[i] = x[i permuted by `order`];
+//     join: out[..., k] = (a, b)[k]; split: out = x[..., index]
+//   - dot (batched: for each leading index separately):
+//     out[m][n] = acc[m][n] + a[m][0]*b[0][n] + a[m][1]*b[1][n] + ... in increasing k, with
 //     a and b converted to f32 and every product and every sum rounded to f32 (no fused
 //     multiply-add).
 //   - addptr: pointer + offset * dtypeBytes(pointee) (offsets are element counts; i32 offsets
@@ -251,6 +254,8 @@ class ScalarInterpreter {
       case OpKind::Broadcast: execBroadcast(op); break;
       case OpKind::ExpandDims: execExpandDims(op); break;
       case OpKind::Trans: execTrans(op); break;
+      case OpKind::Reshape: execCopy(op); break;  // row-major order is kept: the same element vector
+      case OpKind::Join: case OpKind::Split: execJoinSplit(op); break;
       case OpKind::Convert: execConvert(op); break;
       case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
       case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Abs: case OpKind::Sigmoid: case OpKind::Log2:
@@ -378,14 +383,27 @@ class ScalarInterpreter {
     set(op.result(), std::move(out));
   }
 
-  // out[j, i] = in[i, j]: element (j, i) of the <NxM> result is element (i, j) of the <MxN> operand.
+  // out[idx] = in[src] with src[order[j]] = idx[j] (rank 2 without `order`: out[j, i] = in[i, j]).
   void execTrans(const Op& op) {
     const Tile& in = get(op, 0);
     Tile out = emptyLike(op.result()->type);
+    const std::vector<int> order = transOrder(op);
+    std::vector<int64_t> src(order.size());
     for (size_t e = 0; e < out.elems.size(); ++e) {
       std::vector<int64_t> idx = unflatten(static_cast<int64_t>(e), out.type.shape);
-      out.elems[e] = in.elems[static_cast<size_t>(flatten({idx[1], idx[0]}, in.type.shape))];
+      for (size_t j = 0; j < order.size(); ++j) src[static_cast<size_t>(order[j])] = idx[j];
+      out.elems[e] = in.elems[static_cast<size_t>(flatten(src, in.type.shape))];
     }
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  // join: out[..., k] = (a, b)[k][...]; split: out[...] = x[..., index] (the last dim is 2).
+  void execJoinSplit(const Op& op) {
+    Tile out = emptyLike(op.result()->type);
+    const bool join = op.kind == OpKind::Join;
+    for (size_t e = 0; e < out.elems.size(); ++e)
+      out.elems[e] = join ? get(op, e % 2).elems[e / 2] : get(op, 0).elems[2 * e + static_cast<size_t>(op.intAttr("index"))];
     stats_.elementOps += static_cast<int64_t>(out.elems.size());
     set(op.result(), std::move(out));
   }
@@ -736,20 +754,23 @@ class ScalarInterpreter {
     const Tile& a = get(op, 0);
     const Tile& b = get(op, 1);
     const Tile& acc = get(op, 2);
-    const int64_t M = a.type.shape[0], K = a.type.shape[1], N = b.type.shape[1];
+    const int r = a.type.rank();
+    const int64_t B = r == 3 ? a.type.shape[0] : 1, M = a.type.shape[r - 2], K = a.type.shape[r - 1], N = b.type.shape[r - 1];
     Tile out = emptyLike(op.result()->type);
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        float s = static_cast<float>(acc.elems[static_cast<size_t>(m * N + n)].f);
-        for (int64_t k = 0; k < K; ++k) {
-          float x = static_cast<float>(a.elems[static_cast<size_t>(m * K + k)].f);
-          float y = static_cast<float>(b.elems[static_cast<size_t>(k * N + n)].f);
-          float prod = x * y;
-          s = s + prod;
+    for (int64_t bi = 0; bi < B; ++bi)
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+          const size_t at = static_cast<size_t>((bi * M + m) * N + n);
+          float s = static_cast<float>(acc.elems[at].f);
+          for (int64_t k = 0; k < K; ++k) {
+            float x = static_cast<float>(a.elems[static_cast<size_t>((bi * M + m) * K + k)].f);
+            float y = static_cast<float>(b.elems[static_cast<size_t>((bi * K + k) * N + n)].f);
+            float prod = x * y;
+            s = s + prod;
+          }
+          out.elems[at] = floatScalar(DType::F32, s);
         }
-        out.elems[static_cast<size_t>(m * N + n)] = floatScalar(DType::F32, s);
-      }
-    stats_.elementOps += M * N * K;
+    stats_.elementOps += B * M * N * K;
     set(op.result(), std::move(out));
   }
 

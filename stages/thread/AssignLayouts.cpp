@@ -19,8 +19,11 @@
 //      or a default blocked layout when nothing decides;
 //   5. convert: insert convert_layout wherever an operand's layout differs from what its op
 //      needs. remove-conversions cleans up the cheap ones afterwards.
-// trans(x) is a free layout permutation: its result takes x's layout with the dims swapped
-// (transposedLayout), so no data moves at the trans; a later user may still convert.
+// trans(x) is a free layout permutation: its result takes x's layout with the dims permuted
+// (permutedLayout), so no data moves at the trans; a later user may still convert. join gives
+// its result the operands' layout with the new dim in registers and split drops such a dim
+// (joinedLayout / splitLayout: no data moves); otherwise they, and reshape, take the layout
+// their users want and the lowering moves data through shared memory (LowerShape.cpp).
 //
 // keepLayouts (docs/layouts.md, "Keeping the layouts the source implies"): no convert_layout of
 // loaded data is inserted on the passes' own initiative. Loads keep their coalesced anchors, but
@@ -39,6 +42,7 @@
 #include <unordered_set>
 
 #include "ir/Builder.h"
+#include "ir/Verifier.h"  // transOrder
 #include "thread/Layouts.h"
 
 namespace tl {
@@ -230,7 +234,10 @@ class Assigner {
         if (op.kind == OpKind::ExpandDims && l->kind() == Layout::Kind::Slice && l->sliceDim() == op.intAttr("axis"))
           out.push_back({op.result(), l->parent()});
         if (op.kind == OpKind::Trans && l->kind() == Layout::Kind::Blocked)
-          out.push_back({op.result(), materializes(op) ? materialized(op, l) : transposedLayout(*l)});
+          out.push_back({op.result(), materializes(op) ? materialized(op, l) : permutedLayout(*l, transOrder(op))});
+        if (op.kind == OpKind::Join && l->kind() == Layout::Kind::Blocked) out.push_back({op.result(), joinedLayout(*l)});
+        if (op.kind == OpKind::Split)
+          if (LayoutPtr h = splitLayout(*l)) out.push_back({op.result(), h});
         break;
       case OpCategory::Reduction:
         if (op.kind == OpKind::Dot && idx == 2) out.push_back({op.result(), l});
@@ -337,9 +344,13 @@ class Assigner {
         return r ? Layout::slice(static_cast<int>(op.intAttr("axis")), r) : nullptr;
       }
       case OpKind::Broadcast: return resultLayout(0);
-      case OpKind::Trans: {  // the result's layout with the dims swapped back
+      case OpKind::Trans: {  // the result's layout with the dims permuted back
         LayoutPtr r = resultLayout(0);
-        return r && r->kind() == Layout::Kind::Blocked ? transposedLayout(*r) : nullptr;
+        if (!r || r->kind() != Layout::Kind::Blocked) return nullptr;
+        const std::vector<int> order = transOrder(op);
+        std::vector<int> inv(order.size());
+        for (size_t j = 0; j < order.size(); ++j) inv[static_cast<size_t>(order[j])] = static_cast<int>(j);
+        return permutedLayout(*r, inv);
       }
       case OpKind::Reduce: case OpKind::Argmax: {
         LayoutPtr r = op.result()->type.isTile() ? resultLayout(0) : nullptr;
@@ -444,8 +455,21 @@ class Assigner {
       case OpKind::Scan: return op.operand(0)->type.layout;
       case OpKind::Trans: {
         const LayoutPtr& in = op.operand(0)->type.layout;
-        if (!in || in->kind() != Layout::Kind::Blocked) return choose(res);
-        return materializes(op) ? materialized(op, in) : transposedLayout(*in);
+        if (!in || in->kind() != Layout::Kind::Blocked) {  // a slice (a reduction's result) converts first
+          LayoutPtr l = choose(res);
+          return l->kind() == Layout::Kind::Blocked ? l : defaultLayout(res->type);
+        }
+        return materializes(op) ? materialized(op, in) : permutedLayout(*in, transOrder(op));
+      }
+      case OpKind::Join: {  // both operands in one blocked layout: the new dim in registers, no data moves
+        const LayoutPtr &a = op.operand(0)->type.layout, &b = op.operand(1)->type.layout;
+        if (sameLayout(a, b) && a->kind() == Layout::Kind::Blocked) return joinedLayout(*a);
+        return choose(res);
+      }
+      case OpKind::Split: {  // the last dim in registers: drop it, no data moves
+        const LayoutPtr& in = op.operand(0)->type.layout;
+        if (LayoutPtr h = in ? splitLayout(*in) : nullptr) return h;
+        return choose(res);
       }
       case OpKind::Dot: return op.operand(2)->type.layout;
       case OpKind::ExpandDims: {
@@ -483,7 +507,7 @@ class Assigner {
   LayoutPtr materialized(const Op& trans, const LayoutPtr& in) const {
     const Shape& rs = trans.result()->type.shape;
     int64_t width = in->sizePerThread()[in->order()[0]];
-    return defaultBlockedLayout(rs, numWarps_, static_cast<int>(std::min<int64_t>(width, rs[1])));
+    return defaultBlockedLayout(rs, numWarps_, static_cast<int>(std::min<int64_t>(width, rs.back())));
   }
 
   void reanchor(Op& memOp, const LayoutPtr& l) {
@@ -578,7 +602,7 @@ class Assigner {
       const LayoutPtr& in = op->operand(0)->type.layout;
       Value* res = op->result();
       if (!in || in->kind() != Layout::Kind::Blocked) continue;
-      LayoutPtr permuted = transposedLayout(*in), shown = res->type.layout;
+      LayoutPtr permuted = permutedLayout(*in, transOrder(*op)), shown = res->type.layout;
       if (sameLayout(permuted, shown)) continue;
       Builder b(&r);
       b.setInsertionPoint(&r, i + 1);

@@ -25,6 +25,7 @@
 #include <numeric>
 
 #include "ir/PassUtils.h"
+#include "ir/Verifier.h"  // transOrder
 #include "thread/Layouts.h"
 
 namespace tl {
@@ -352,10 +353,14 @@ class Analyzer {
       case OpKind::Broadcast: return broadcast(op);
       case OpKind::ExpandDims: return expandDims(op);
       case OpKind::ConvertLayout: return get(op.operand(0));
-      case OpKind::Trans: {  // result dim d is operand dim 1 - d: every fact swaps
-        AxisInfo a = get(op.operand(0));
-        for (auto* v : {&a.contiguity, &a.divisibility, &a.constancy})
-          if (v->size() == 2) std::swap((*v)[0], (*v)[1]);
+      case OpKind::Trans: {  // result dim j is operand dim order[j]: every fact moves with its dim
+        const AxisInfo& in = get(op.operand(0));
+        AxisInfo a = in;
+        const std::vector<int> order = transOrder(op);
+        for (auto [to, from] : {std::pair{&a.contiguity, &in.contiguity}, std::pair{&a.divisibility, &in.divisibility},
+                                std::pair{&a.constancy, &in.constancy}})
+          if (to->size() == order.size())
+            for (size_t j = 0; j < order.size(); ++j) (*to)[j] = (*from)[static_cast<size_t>(order[j])];
         return a;
       }
       case OpKind::Convert: return convert(op);

@@ -115,7 +115,7 @@ class Lowerer {
   // --- op families
   void lowerLeafOrElementwise(const Op& op);   // LowerElementwise.cpp
   void lowerArange(const Op& op);
-  void lowerBroadcastLike(const Op& op);       // broadcast, expand_dims, trans
+  void lowerBroadcastLike(const Op& op);       // broadcast, expand_dims, trans (any permutation)
   void lowerLoad(const Op& op);                // LowerMemory.cpp
   void lowerStore(const Op& op);
   int64_t checkedVec(const Op& op, const Type& valueType);
@@ -135,6 +135,15 @@ class Lowerer {
   // j reads source dim srcDimOfDst[j] (-1: none; source dims of extent 1 read index 0).
   Value* exchangeViaShared(Value* regs, const Type& srcType, const Type& dstType,
                            const std::vector<int>& srcDimOfDst, const std::string& purpose);
+  // The general form: the source goes to shared memory at its row-major index; destination
+  // register r reads index readOffset + sum_j coord_j(r) * readStrides[j].
+  Value* exchangeLinear(Value* regs, const Type& srcType, const Type& dstType,
+                        const std::vector<int64_t>& readStrides, int64_t readOffset, const std::string& purpose);
+  // The read half (after the writes and their barrier): ld_shared, then a barrier.
+  Value* readExchanged(Value* base, const Type& dstType, const std::vector<int64_t>& readStrides, int64_t readOffset);
+  void lowerReshape(const Op& op);             // LowerShape.cpp
+  void lowerJoin(const Op& op);
+  void lowerSplit(const Op& op);
   void lowerFor(const Op& op);                 // LowerControl.cpp
   void lowerIf(const Op& op);
   void lowerWhile(const Op& op);

@@ -34,6 +34,18 @@ void Lowerer::lowerConvertLayout(const Op& op) {
 
 Value* Lowerer::exchangeViaShared(Value* regs, const Type& srcT, const Type& dstT,
                                   const std::vector<int>& srcDimOfDst, const std::string& purpose) {
+  // Destination dim j advances the source's row-major index by the stride of srcDimOfDst[j].
+  auto strides = rowMajorStrides(srcT.shape);
+  std::vector<int64_t> read;
+  for (int j = 0; j < dstT.rank(); ++j) {
+    int s = srcDimOfDst[j];
+    read.push_back(s < 0 || srcT.shape[s] == 1 ? 0 : strides[s]);
+  }
+  return exchangeLinear(regs, srcT, dstT, read, 0, purpose);
+}
+
+Value* Lowerer::exchangeLinear(Value* regs, const Type& srcT, const Type& dstT, const std::vector<int64_t>& readStrides,
+                               int64_t readOffset, const std::string& purpose) {
   if (srcT.isPtr)
     fail("cannot move a pointer tile " + srcT.str() + " between threads (shared memory holds no pointers); "
          "the layout pass should recompute the pointers in the new layout");
@@ -45,18 +57,20 @@ Value* Lowerer::exchangeViaShared(Value* regs, const Type& srcT, const Type& dst
   Value* mask = ownerMask(gs);
   stShared(sharedAddr(linearIndex(gs, srcT.shape), bytes, base), regs, mask);
   barrier();
-  // The source element each destination register reads, row-major in the source shape.
+  return readExchanged(base, dstT, readStrides, readOffset);
+}
+
+Value* Lowerer::readExchanged(Value* base, const Type& dstT, const std::vector<int64_t>& readStrides, int64_t readOffset) {
+  int bytes = dtypeBytes(dstT.dtype);
   LayoutGeom gd = LayoutGeom::of(*dstT.layout, dstT.shape);
-  auto strides = rowMajorStrides(srcT.shape);
   Value* lin = nullptr;
   for (int j = 0; j < dstT.rank(); ++j) {
-    int s = srcDimOfDst[j];
-    if (s < 0 || srcT.shape[s] == 1) continue;
-    Value* term = mulC(coord(gd, j), strides[s]);
+    if (readStrides[j] == 0 || dstT.shape[j] == 1) continue;
+    Value* term = mulC(coord(gd, j), readStrides[j]);
     lin = lin ? bin(OpKind::Add, lin, term) : term;
   }
-  if (!lin) lin = constI32(0, gd.numRegs);
-  Value* r = ldShared(sharedAddr(splatTo(lin, gd.numRegs), bytes, base), srcT.dtype);
+  lin = lin ? addC(lin, readOffset) : constI32(readOffset, gd.numRegs);
+  Value* r = ldShared(sharedAddr(splatTo(lin, gd.numRegs), bytes, base), dstT.dtype);
   barrier();
   return r;
 }

@@ -190,6 +190,9 @@ void Lowerer::lowerOp(const Op& op) {
     case OpKind::ExpandDims:
     case OpKind::Trans: lowerBroadcastLike(op); break;
     case OpKind::ConvertLayout: lowerConvertLayout(op); break;
+    case OpKind::Reshape: lowerReshape(op); break;
+    case OpKind::Join: lowerJoin(op); break;
+    case OpKind::Split: lowerSplit(op); break;
     case OpKind::Load: lowerLoad(op); break;
     case OpKind::Store: lowerStore(op); break;
     case OpKind::Reduce: lowerReduce(op); break;

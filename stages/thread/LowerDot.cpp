@@ -1,10 +1,13 @@
 // Lowering of dot: acc + a @ b, each thread computing the accumulator elements it owns.
 //
 // Expects: a <M x K> and b <K x N> float tiles of one dtype, acc <M x N x f32>, each with a
-// layout (any three layouts); the result has acc's type and layout.
+// layout (any three layouts); the result has acc's type and layout. Batched: <B x M x K>,
+// <B x K x N>, <B x M x N x f32>: the same with the batch coordinate of each accumulator
+// register selecting its [M][K] and [K][N] slabs of the staged buffers.
 // Guarantees:
 //   1. staging: every thread st_shared's the a and b elements it is the first owner of into
-//      two buffers, row-major [M][K] and [K][N] (element dtype as loaded), then a barrier;
+//      two buffers, row-major [M][K] and [K][N] ([B][M][K], [B][K][N]; element dtype as loaded),
+//      then a barrier;
 //   2. a thread-level `for k in [0, K)` carries the accumulator registers; each iteration
 //      ld_shared's A[m_r][k] and B[k][n_r] for every accumulator register r (m_r, n_r: its
 //      coordinates, index math hoisted before the loop), converts f16/bf16/fp8 to f32, and does
@@ -19,10 +22,11 @@ namespace tl::lower {
 
 void Lowerer::lowerDot(const Op& op) {
   const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
-  int64_t M = aT.shape[0], K = aT.shape[1], N = bT.shape[1];
+  const int r = aT.rank();  // 2, or 3: batched, dim 0 the batch
+  const int64_t B = r == 3 ? aT.shape[0] : 1, M = aT.shape[r - 2], K = aT.shape[r - 1], N = bT.shape[r - 1];
   int bytes = dtypeBytes(aT.dtype);
-  Value* aBase = sharedBase(M * K * bytes, "dot operand a [M][K]");
-  Value* bBase = sharedBase(K * N * bytes, "dot operand b [K][N]");
+  Value* aBase = sharedBase(B * M * K * bytes, r == 3 ? "dot operand a [B][M][K]" : "dot operand a [M][K]");
+  Value* bBase = sharedBase(B * K * N * bytes, r == 3 ? "dot operand b [B][K][N]" : "dot operand b [K][N]");
 
   // 1. staging
   LayoutGeom ga = LayoutGeom::of(*aT.layout, aT.shape), gb = LayoutGeom::of(*bT.layout, bT.shape);
@@ -38,8 +42,12 @@ void Lowerer::lowerDot(const Op& op) {
 
   // 2. the k loop. Row addresses of A and column addresses of B for every accumulator register.
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
-  Value* aRow = sharedAddr(mulC(coord(gc, 0), K), bytes, aBase);  // &A[m_r][0]
-  Value* bCol = sharedAddr(coord(gc, 1), bytes, bBase);           // &B[0][n_r]
+  Value* aElem = mulC(coord(gc, r - 2), K);  // &A[b_r][m_r][0]
+  if (r == 3) aElem = bin(OpKind::Add, aElem, mulC(coord(gc, 0), M * K));
+  Value* aRow = sharedAddr(aElem, bytes, aBase);
+  Value* bElem = coord(gc, r - 1);  // &B[b_r][0][n_r]
+  if (r == 3) bElem = bin(OpKind::Add, bElem, mulC(coord(gc, 0), K * N));
+  Value* bCol = sharedAddr(bElem, bytes, bBase);
   Value* zero = constI32(0);
   Op* loop = b_.forOp(zero, constI32(K), constI32(1), {get(op.operand(2))});
   Region& body = loop->region(0);

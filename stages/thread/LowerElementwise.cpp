@@ -13,7 +13,8 @@
 //     of the SAME thread holding the source element (computed once at compile time and checked
 //     to be the same for every thread); if no such static permutation exists, the tile goes
 //     through shared memory (LowerConvert.cpp). trans's result layout is its operand's with the
-//     dims swapped (the verifier's rule), so its permutation is the identity: no instruction.
+//     dims permuted (the verifier's rule), so its permutation is the identity: no instruction.
+#include "ir/Verifier.h"  // transOrder
 #include "thread/LowerCommon.h"
 
 namespace tl::lower {
@@ -64,9 +65,14 @@ void Lowerer::lowerBroadcastLike(const Op& op) {
         if (srcT.shape[j] == 1) s[j] = 0;
       return s;
     };
-  } else if (op.kind == OpKind::Trans) {
-    srcDimOfDst = {1, 0};
-    toSrc = [](const std::vector<int64_t>& c) { return std::vector<int64_t>{c[1], c[0]}; };
+  } else if (op.kind == OpKind::Trans) {  // result dim j is operand dim order[j]
+    const std::vector<int> order = transOrder(op);
+    srcDimOfDst = order;
+    toSrc = [order](const std::vector<int64_t>& c) {
+      std::vector<int64_t> s(c.size());
+      for (size_t j = 0; j < c.size(); ++j) s[static_cast<size_t>(order[j])] = c[j];
+      return s;
+    };
   } else {
     int axis = static_cast<int>(op.intAttr("axis"));
     for (int j = 0; j < dstT.rank(); ++j) srcDimOfDst.push_back(j < axis ? j : j == axis ? -1 : j - 1);

@@ -24,6 +24,7 @@
 #include <unordered_set>
 
 #include "ir/Builder.h"
+#include "ir/Verifier.h"  // transOrder
 #include "thread/Layouts.h"
 
 namespace tl {
@@ -100,7 +101,7 @@ class Remover {
       to = src;  // 2. identity
     } else if (auto it = inLayout_.find({src, target->str()}); it != inLayout_.end()) {
       to = it->second;  // already available (an earlier conversion or rematerialization)
-    } else if (int n = 0; cheap(src, n)) {
+    } else if (int n = 0; cheap(src, n) && rematOk(src, target)) {
       to = rematerialize(src, target);  // 3.
     } else {
       keepConversion(c, src);  // 4.
@@ -109,6 +110,29 @@ class Remover {
     }
     replaced_[c.result()] = to;
     changed_ = true;
+  }
+
+  // Can rematerialize(v, l) give every cloned op a layout? A trans needs a blocked one (its
+  // operand's is the inverse permutation of it), e.g. not the slice of a rank-3 reduction.
+  bool rematOk(const Value* v, const LayoutPtr& l) const {
+    if (!v->type.isTile() || sameLayout(v->type.layout, l)) return true;
+    const Op& d = *v->def;
+    if (d.kind == OpKind::Trans && l->kind() != Layout::Kind::Blocked) return false;
+    for (const Value* o : d.operands) {
+      const Value* src = origin(o);
+      if (!src->type.isTile()) continue;
+      LayoutPtr lo = d.kind == OpKind::ExpandDims ? Layout::slice(static_cast<int>(d.intAttr("axis")), l)
+                     : d.kind == OpKind::Trans   ? permutedLayout(*l, inversePermutation(transOrder(d)))
+                                                 : l;
+      if (!rematOk(src, lo)) return false;
+    }
+    return true;
+  }
+
+  static std::vector<int> inversePermutation(const std::vector<int>& order) {
+    std::vector<int> inv(order.size());
+    for (size_t j = 0; j < order.size(); ++j) inv[static_cast<size_t>(order[j])] = static_cast<int>(j);
+    return inv;
   }
 
   // Is `v` computed from cheap ops only (counting them in `n`)? Scalars are free.
@@ -133,7 +157,7 @@ class Remover {
       else if (d.kind == OpKind::ExpandDims)
         operands.push_back(rematerialize(o, Layout::slice(static_cast<int>(d.intAttr("axis")), l)));
       else if (d.kind == OpKind::Trans)
-        operands.push_back(rematerialize(o, transposedLayout(*l)));  // l: rank 2, so blocked
+        operands.push_back(rematerialize(o, permutedLayout(*l, inversePermutation(transOrder(d)))));  // l: blocked (rematOk)
       else
         operands.push_back(rematerialize(o, l));  // broadcast and elementwise keep the layout
     }

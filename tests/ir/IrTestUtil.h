@@ -146,6 +146,11 @@ inline std::unique_ptr<Function> buildKitchenSink() {
   at(b); Value* rowB = b.broadcast(row, sq);
   at(b); Value* colB = b.broadcast(col, sq);
   at(b); b.create(OpKind::Trans, {row}, {row->type.withShape({1, 64})});  // trans: <64x1> -> <1x64>
+  // rank 3: reshape, trans with an order, join, split
+  at(b); Value* r3 = b.create(OpKind::Reshape, {rowB}, {rowB->type.withShape({64, 2, 32})})->result();
+  at(b); b.create(OpKind::Trans, {r3}, {r3->type.withShape({64, 32, 2})}, {{"order", std::vector<int64_t>{0, 2, 1}}});
+  at(b); Value* j3 = b.create(OpKind::Join, {rowB, colB}, {rowB->type.withShape({64, 64, 2})})->result();
+  at(b); b.create(OpKind::Split, {j3}, {rowB->type}, {{"index", int64_t(1)}});
   at(b); Value* strideT = b.splat(n, sq);
   at(b); Value* off = b.binary(OpKind::Add, b.binary(OpKind::Mul, rowB, strideT), colB);
   off->name = "off";

@@ -107,7 +107,7 @@ std::vector<ErrorCase> errorCases() {
       {"DuplicateAttr", kHead + "  %x = constant {value = 1, value = 2} : i32\n  return\n}\n", 2, 29,
        "duplicate attribute 'value'"},
       {"VerifierRuleViaParser", kHead + "  %x = arange {start = 0, end = 3} : <3xi32>\n  return\n}\n", 2, 8,
-       "must have rank <= 2 and power-of-two dims"},
+       "must have rank <= 3 and power-of-two dims"},
       {"MissingAttr", kHead + "  %x = program_id : i32\n  return\n}\n", 2, 8, "missing integer attribute 'axis'"},
       {"BadLoc", kHead + "  return loc(0:4)\n}\n", 2, 14, "location out of range"},
       {"TruncatedInRegion", kHead + "  return\n", 3, 1, "expected '}' to close the region, got end of input"},

@@ -71,8 +71,8 @@ std::vector<RuleCase> ruleCases() {
   using D = DType;
   return {
       // shapes of every result
-      {"ResultNotPowerOfTwo", [](Ctx& x) { return withResultType(def(x.tf), x.T(D::F32, {3})); }, "must have rank <= 2 and power-of-two dims"},
-      {"ResultRank3", [](Ctx& x) { return withResultType(def(x.tf), x.T(D::F32, {2, 2, 2})); }, "must have rank <= 2"},
+      {"ResultNotPowerOfTwo", [](Ctx& x) { return withResultType(def(x.tf), x.T(D::F32, {3})); }, "must have rank <= 3 and power-of-two dims"},
+      {"ResultRank4", [](Ctx& x) { return withResultType(def(x.tf), x.T(D::F32, {2, 2, 2, 2})); }, "must have rank <= 3"},
       // program_id / num_programs
       {"ProgramIdAxisRange", [](Ctx& x) { return withAttr(def(x.b.programId(0)), "axis", int64_t(3)); }, "attribute 'axis' = 3 out of range"},
       {"ProgramIdNoAxis", [](Ctx& x) { return withoutAttrs(def(x.b.numPrograms(1))); }, "missing integer attribute 'axis'"},
