@@ -246,7 +246,7 @@ void verifyDebugOp(const Op& op, Check& c) {
   const Attr* sa = op.attr("shape");
   if (!sa || !std::holds_alternative<std::vector<int64_t>>(*sa)) { c.fail("missing integer-list attribute 'shape'"); return; }
   const auto& shape = std::get<std::vector<int64_t>>(*sa);
-  if (shape.size() > 2) { c.fail("shape has rank > 2"); return; }
+  if (shape.size() > static_cast<size_t>(kMaxTileRank)) { c.fail("shape has rank > " + std::to_string(kMaxTileRank)); return; }
   const size_t head = op.kind == OpKind::PrintRegs ? 2 : 1;  // mask + value, or cond
   const bool prefixOnly = op.kind == OpKind::PrintRegs && op.numOperands() == 1;
   if (prefixOnly ? !shape.empty() : op.numOperands() != head + shape.size()) {
