@@ -7,7 +7,9 @@
 //        bits (wrapping +, *, ^ and umulhi are the same bit operations); uniform floats and the
 //        Box-Muller normals follow triton/language/random.py
 //   tl.multiple_of / max_contiguous / max_constancy   hints kept as attributes of the op that
-//        made the value (docs/language.md says which passes read them)
+//        made the value (docs/language.md says which passes read them); on a pointer tensor
+//        multiple_of counts bytes of the address and max_contiguous elements (as the axis
+//        analysis does)
 //   tl.assume(cond)     a hint: checked when cond is a constant, otherwise nothing is emitted
 //   zeros_like, broadcast_to, expand_dims, permute, reshape (size-1 dims only), softmax,
 //   fdiv / div_rn / sqrt_rn, argmin
@@ -120,8 +122,8 @@ PyVal Sema::builtinHint(const Expr& e, const std::string& f) {
   Args a;
   if (!bindArgs(e, f, {"input", "values"}, 2, a)) return PyVal::poison();
   const PyVal& x = a.vals[0];
-  if (!x.isValue() || x.v->type.isPtr || !isInt(x.v->type.dtype))
-    return fail(a.locs[0], f + "() needs an integer tensor, got " + describe(x));
+  if (!x.isValue() || (!x.v->type.isPtr && !isInt(x.v->type.dtype)))  // on pointers: bytes, as Triton
+    return fail(a.locs[0], f + "() needs an integer or pointer tensor, got " + describe(x));
   std::vector<int64_t> values;
   const PyVal& v = a.vals[1];
   for (const PyVal& item : v.kind == PyVal::Kind::Tuple ? v.items : std::vector<PyVal>{v}) {
