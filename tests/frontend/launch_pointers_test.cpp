@@ -153,7 +153,7 @@ TEST(LaunchPointers, PointerCastsInTheIR) {
       "    tl.static_assert(r.dtype == x.dtype)\n"
       "    tl.static_assert(q.dtype.element_ty == tl.float16)\n"
       "    tl.static_assert(tl.pointer_type(tl.int32).is_ptr())\n"
-      "    tl.store(out + tl.arange(0, 4), (r + tl.arange(0, 4)).to(tl.int64))\n");
+      "    tl.store(out + tl.arange(0, 4), tl.multiple_of(r + tl.arange(0, 4), 4).to(tl.int64))\n");
   ASSERT_EQ(r->phase, "") << r->errors();
   std::vector<std::string> casts;
   walk(r->fn->body, [&](Op& op) {
@@ -161,6 +161,14 @@ TEST(LaunchPointers, PointerCastsInTheIR) {
   });
   EXPECT_EQ(casts, (std::vector<std::string>{"i64 -> ptr<f32>", "ptr<f32> -> ptr<f16>", "ptr<f16> -> ptr<f32>",
                                              "<4xptr<f32>> -> <4xi64>"}));
+  // tl.multiple_of on a pointer tile: a hint (bytes) on the addptr that made it.
+  int hinted = 0;
+  walk(r->fn->body, [&](Op& op) { hinted += op.kind == OpKind::AddPtr && op.attr("multiple_of"); });
+  EXPECT_EQ(hinted, 1);
+  auto bad = runFrontend("import triton\nimport triton.language as tl\n@launch(x=zeros(4))\n@triton.jit\ndef k(x):\n"
+                         "    y = tl.multiple_of(tl.load(x + tl.arange(0, 4)), 4)\n");
+  EXPECT_NE(bad->errors().find("6:24: error: multiple_of() needs an integer or pointer tensor, got"), std::string::npos)
+      << bad->errors();
 }
 
 }  // namespace
