@@ -12,6 +12,12 @@
 // here, because an unannotated pointer parameter takes its dtype from the file and the kernel is
 // specialized for that dtype. A file() override that replaces a buffer keyword and does not say
 // output= keeps the replaced buffer's output flag (`--input out_ptr=o.npy` stays an output).
+//
+// pointers(A0, A1, ...) buffers: each name must be an earlier keyword holding a buffer (so a table
+// can neither name itself nor form a cycle); the buffers a table names become buffers of the
+// launch after the parameters' ones, in the order first named. Memory::fromLaunch (and tl-ptx's
+// DeviceBuffers, with device addresses) writes the addresses. values([...]) checks every number
+// against the dtype here.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
