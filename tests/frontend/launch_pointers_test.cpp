@@ -167,7 +167,7 @@ TEST(LaunchPointers, PointerCastsInTheIR) {
   EXPECT_EQ(hinted, 1);
   auto bad = runFrontend("import triton\nimport triton.language as tl\n@launch(x=zeros(4))\n@triton.jit\ndef k(x):\n"
                          "    y = tl.multiple_of(tl.load(x + tl.arange(0, 4)), 4)\n");
-  EXPECT_NE(bad->errors().find("6:24: error: multiple_of() needs an integer or pointer tensor, got"), std::string::npos)
+  EXPECT_NE(bad->errors().find("6:27: error: multiple_of() needs an integer or pointer tensor, got"), std::string::npos)
       << bad->errors();
 }
 
