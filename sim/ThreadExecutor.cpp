@@ -556,6 +556,7 @@ class Executor : public sim::exec::MachineState {
         map2(w, op, mask, [&](Slot p, Slot off) { return p + off * size; });  // wraps modulo 2^64
         break;
       }
+      case OpKind::PtrCast: map1(w, op, mask, [](Slot x) { return x; }); break;  // the 64-bit address, retyped
       case OpKind::Fma: {
         const DType d = op.out[0].dtype;
         const Slot* a = &w.regs[op.in[0].off];

@@ -7,6 +7,10 @@
 //   @launch(M=1823, N=781, stride=N, BLOCK_N=next_pow2(N), grid=(M,), num_warps=4,
 //           x_ptr=randn((M, N), seed=1), out_ptr=zeros((M, N), output=True))
 //
+// A keyword holding a buffer that binds no parameter is a buffer of the launch too when a
+// `pointers(NAME, ...)` buffer names it (its address is what the kernel sees), and an error
+// otherwise (it would do nothing).
+//
 // Overrides (`--set N=4096`) replace a keyword's expression before evaluation, so everything
 // that depends on it is recomputed; `--set NAME=EXPR` may also add new names.
 #pragma once
@@ -38,6 +42,9 @@ enum class Fill {
   File,     // read from a .npy file (`file`)
   Empty,    // allocated, not initialized (`empty`): poison bytes (0xFF); tl-thread's initcheck
             //   reports a read of an element no program wrote first (docs/executor.md)
+  Pointers, // `pointers(A0, A1, ...)`: an i64 buffer whose element k is the address of the launch
+            //   buffer `pointees[k]` (a Memory address on the CPU stages, the device address on the GPU)
+  Values,   // `values([3, 1, 2], dtype=i32)`: element k is `values[k]`, converted to the dtype
 };
 
 struct BufferSpec {
@@ -49,6 +56,8 @@ struct BufferSpec {
   uint64_t seed = 0;
   bool output = false; // an output the stages compare
   std::string file;    // for Fill::File
+  std::vector<std::string> pointees;  // for Fill::Pointers: the buffers whose addresses it holds
+  std::vector<ScalarValue> values;    // for Fill::Values: the elements as written (ints exact)
   Loc loc;             // where it was declared (or <command line>)
 };
 
@@ -60,7 +69,7 @@ struct LaunchConfig {
   std::map<std::string, double> floatConstexprs;        // constexpr parameters given a float
   std::array<int64_t, 3> grid{1, 1, 1};
   int numWarps = 4;
-  std::vector<BufferSpec> buffers;              // one per pointer parameter
+  std::vector<BufferSpec> buffers;              // one per pointer parameter, then those only a pointers() names
 
   const BufferSpec* buffer(const std::string& param) const {
     for (const auto& b : buffers)

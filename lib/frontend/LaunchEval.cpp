@@ -12,6 +12,13 @@
 // here, because an unannotated pointer parameter takes its dtype from the file and the kernel is
 // specialized for that dtype. A file() override that replaces a buffer keyword and does not say
 // output= keeps the replaced buffer's output flag (`--input out_ptr=o.npy` stays an output).
+//
+// pointers(A0, A1, ...) buffers: each name must be an earlier keyword holding a buffer (so a table
+// can neither name itself nor form a cycle); the buffers a table names become buffers of the
+// launch after the parameters' ones, in the order first named. Memory::fromLaunch (and tl-ptx's
+// DeviceBuffers, with device addresses) writes the addresses. values([...]) checks every number
+// against the dtype here.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +32,7 @@
 #include "frontend/CallArgs.h"
 #include "frontend/ConstFold.h"
 #include "frontend/Frontend.h"
+#include "frontend/LaunchValue.h"
 #include "frontend/Lexer.h"
 #include "frontend/Parser.h"
 #include "frontend/Suggest.h"
@@ -48,129 +56,7 @@ bool parseOverride(const std::string& text, LaunchOverride& out) {
 
 namespace {
 
-// A value of the launch expression language.
-struct LVal {
-  enum class Kind {
-    Error,   // evaluation failed (already reported): silences follow-up errors
-    Int,     // Python int
-    Float,   // Python float
-    Bool,    // True / False
-    Tuple,   // (a, b, ...)
-    Buffer,  // randn(...), zeros(...), ...: a buffer description
-    DType,   // a bare dtype name: f16
-    String,  // "path.npy"
-    None,    // None
-  };
-  Kind kind = Kind::Error;
-  int64_t i = 0;
-  double f = 0;
-  std::vector<LVal> items;
-  BufferSpec buf;
-  DType dtype = DType::F32;
-  std::string str;
-  bool outputGiven = false;  // a buffer call said output= (a file() override keeps the replaced one's otherwise)
-
-  static LVal integer(int64_t v) { LVal r; r.kind = Kind::Int; r.i = v; return r; }
-  static LVal real(double v) { LVal r; r.kind = Kind::Float; r.f = v; return r; }
-  bool isNumber() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
-  bool isIntLike() const { return kind == Kind::Int || kind == Kind::Bool; }
-  double asDouble() const { return kind == Kind::Float ? f : static_cast<double>(i); }
-};
-
-std::string fmtDouble(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  std::string s = buf;
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
-
-const char* fillName(Fill f) {
-  switch (f) {
-    case Fill::Randn: return "randn";
-    case Fill::Uniform: return "uniform";
-    case Fill::Arange: return "arange";
-    case Fill::Full: return "full";
-    case Fill::Zeros: return "zeros";
-    case Fill::File: return "file";
-    case Fill::Empty: return "empty";
-  }
-  return "?";
-}
-
-std::string show(const LVal& v) {
-  switch (v.kind) {
-    case LVal::Kind::Error: return "<error>";
-    case LVal::Kind::Int: return std::to_string(v.i);
-    case LVal::Kind::Float: return fmtDouble(v.f);
-    case LVal::Kind::Bool: return v.i ? "True" : "False";
-    case LVal::Kind::None: return "None";
-    case LVal::Kind::DType: return dtypeName(v.dtype);
-    case LVal::Kind::String: return "\"" + v.str + "\"";
-    case LVal::Kind::Tuple: {
-      std::string s = "(";
-      for (size_t k = 0; k < v.items.size(); ++k) s += (k ? ", " : "") + show(v.items[k]);
-      return s + (v.items.size() == 1 ? ",)" : ")");
-    }
-    case LVal::Kind::Buffer: {
-      std::string s = std::string(fillName(v.buf.fill)) + "(";
-      if (v.buf.fill == Fill::File) return s + "\"" + v.buf.file + "\")";
-      for (size_t k = 0; k < v.buf.shape.size(); ++k) s += (k ? "x" : "") + std::to_string(v.buf.shape[k]);
-      s += std::string(" ") + dtypeName(v.buf.dtype);
-      if (v.buf.output) s += ", output";
-      return s + ")";
-    }
-  }
-  return "?";
-}
-
-const char* kindName(const LVal& v) {
-  switch (v.kind) {
-    case LVal::Kind::Int: return "an int";
-    case LVal::Kind::Float: return "a float";
-    case LVal::Kind::Bool: return "a bool";
-    case LVal::Kind::Tuple: return "a tuple";
-    case LVal::Kind::Buffer: return "a buffer";
-    case LVal::Kind::DType: return "a dtype";
-    case LVal::Kind::String: return "a string";
-    case LVal::Kind::None: return "None";
-    case LVal::Kind::Error: return "an error";
-  }
-  return "?";
-}
-
-// The dtype in a .npy file's header (the descr tilelab's writer uses, lib/runtime/Npy.cpp), or
-// nothing when the file cannot be read as one: Memory::fromLaunch reads it whole later and
-// reports why. Only a regular file is opened (a FIFO would block) and at most the header is read.
-std::optional<DType> npyHeaderDType(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  char pre[12] = {};
-  if (!in.read(pre, 10) || std::string(pre, 6) != "\x93NUMPY") return std::nullopt;
-  uint32_t len = uint8_t(pre[8]) | uint32_t(uint8_t(pre[9])) << 8;
-  if (pre[6] >= 2) {  // version 2 and 3: a 4-byte header length
-    if (!in.read(pre + 10, 2)) return std::nullopt;
-    len |= uint32_t(uint8_t(pre[10])) << 16 | uint32_t(uint8_t(pre[11])) << 24;
-  }
-  if (len > (1u << 16)) return std::nullopt;
-  std::string header(len, '\0');
-  if (!in.read(header.data(), len)) return std::nullopt;
-  size_t key = header.find("'descr'");
-  size_t open = key == std::string::npos ? key : header.find('\'', key + 7);
-  size_t close = open == std::string::npos ? open : header.find('\'', open + 1);
-  if (close == std::string::npos) return std::nullopt;
-  std::string descr = header.substr(open + 1, close - open - 1);
-  if (descr == "<f4") return DType::F32;
-  if (descr == "<f2") return DType::F16;
-  if (descr == "<i4") return DType::I32;
-  if (descr == "<i8") return DType::I64;
-  if (descr == "|b1") return DType::I1;
-  if (descr == "<u2" && header.find("tilelab: bfloat16") != std::string::npos) return DType::BF16;
-  if (descr == "|u1" && header.find("tilelab: float8e4nv") != std::string::npos) return DType::F8E4M3;
-  if (descr == "|u1" && header.find("tilelab: float8e5") != std::string::npos) return DType::F8E5M2;
-  return std::nullopt;
-}
+using namespace launchexpr;
 
 // The largest buffer a launch may describe (elements): keeps the CPU stages' memory bounded.
 constexpr int64_t kMaxBufferElems = int64_t(1) << 28;
@@ -242,6 +128,8 @@ class LaunchEvaluator {
   std::vector<ExprPtr> cmdExprs_;
   const SourceFile* origin_ = nullptr;  // where the expression being evaluated comes from
   int quiet_ = 0;                       // > 0: errors are not reported (a look at a replaced keyword)
+  std::string current_;                 // the keyword being evaluated
+  std::vector<std::string> pointees_;   // buffer keywords a pointers() names, first mention first
 
   // Reports at `loc` in the current origin: the kernel file (the DiagEngine's file) or an
   // override's text, whose location and source line are written into the message.
@@ -286,7 +174,9 @@ class LaunchEvaluator {
     }
     boundBy_[e.name] = e;
     LVal v;
+    current_ = e.name;
     if (e.expr) v = eval(*e.expr);
+    current_.clear();
     if (v.kind == LVal::Kind::Buffer && v.buf.fill == Fill::File && !v.outputGiven && e.replaced)
       v.buf.output = replacedIsOutput(e);
     names_[e.name] = v;
@@ -389,6 +279,17 @@ class LaunchEvaluator {
       origin_ = e.origin;
       bindParam(p, v, e.loc);
     }
+    // The buffers only a pointers() names: buffers of the launch too, after the parameters'.
+    for (const std::string& name : pointees_) {
+      bool isParam = false;
+      for (const auto& p : kernel_.params) isParam |= p.name == name;
+      auto it = names_.find(name);
+      if (isParam || it == names_.end() || it->second.kind != LVal::Kind::Buffer) continue;
+      BufferSpec b = it->second.buf;
+      b.param = name;
+      b.loc = boundBy_[name].origin ? Loc{} : boundBy_[name].loc;
+      cfg_.buffers.push_back(b);
+    }
   }
 
   void bindParam(const ast::Param& p, const LVal& v, Loc at) {
@@ -412,6 +313,11 @@ class LaunchEvaluator {
     if (v.kind == LVal::Kind::Buffer) {
       if (p.annot == AnnotKind::Scalar) {
         error(at, "'" + n + "' is a scalar parameter (" + dtypeName(p.dtype) + ") but is bound to a buffer");
+        return;
+      }
+      if (p.annot == AnnotKind::Pointer && v.buf.fill == Fill::Pointers && p.dtype != DType::I64) {
+        error(at, "'" + n + "' is *" + dtypeName(p.dtype) + " but pointers() makes a table of int64 addresses: declare it "
+                  "*i64 (or leave it unannotated) and cast each loaded address with .to(tl.pointer_type(...))");
         return;
       }
       if (p.annot == AnnotKind::Pointer && v.buf.fill != Fill::File && v.buf.dtype != p.dtype) {
@@ -636,10 +542,12 @@ class LaunchEvaluator {
         {"file", {Fill::File, {"path", "output"}}},
         {"empty", {Fill::Empty, {"shape", "dtype", "output"}}},
     };
+    if (f == "pointers") return evalPointers(e);
+    if (f == "values") return evalValues(e);
     auto it = kBuffers.find(f);
     if (it == kBuffers.end())
-      return fail(e.loc, "unknown function '" + f + "' in @launch (known: cdiv, next_pow2, min, max, randn, uniform, arange, full, zeros, file)" +
-                             didYouMean(f, {"cdiv", "next_pow2", "min", "max", "randn", "uniform", "arange", "full", "zeros", "empty", "file"}));
+      return fail(e.loc, "unknown function '" + f + "' in @launch (known: cdiv, next_pow2, min, max, randn, uniform, arange, full, zeros, empty, file, pointers, values)" +
+                             didYouMean(f, {"cdiv", "next_pow2", "min", "max", "randn", "uniform", "arange", "full", "zeros", "empty", "file", "pointers", "values"}));
     const auto& [fill, sig] = it->second;
     std::vector<LVal> args;
     std::vector<Loc> locs;
@@ -682,6 +590,97 @@ class LaunchEvaluator {
     if (fill == Fill::Randn && b.b < 0) return fail(e.loc, "randn() needs std >= 0");
     if (fill == Fill::File)
       if (auto d = npyHeaderDType(b.file)) b.dtype = *d;  // an unannotated pointer takes it
+    return out;
+  }
+
+  // pointers(A0, A1, ...): an i64 buffer holding the addresses of the buffer keywords it names
+  // (each name is looked up like any other; a name can repeat; a table may name another table).
+  [[gnu::noinline]] LVal evalPointers(const Expr& e) {
+    if (!e.keywords.empty())
+      return fail(e.keywords[0].loc, "pointers() takes buffer names only, e.g. pointers(A0, A1, A2)");
+    if (e.items.empty()) return fail(e.loc, "pointers() needs at least one buffer name, e.g. pointers(A0, A1)");
+    if (static_cast<int64_t>(e.items.size()) > kMaxBufferElems) return fail(e.loc, "pointers() names too many buffers");
+    LVal out;
+    out.kind = LVal::Kind::Buffer;
+    out.buf.fill = Fill::Pointers;
+    out.buf.dtype = DType::I64;
+    out.buf.shape = {static_cast<int64_t>(e.items.size())};
+    out.buf.loc = e.loc;
+    for (const auto& item : e.items) {
+      if (item->kind != ExprKind::Name)
+        return fail(item->loc, "pointers() takes the names of buffer keywords (A0=randn((M, K)), then pointers(A0)), "
+                               "not an expression");
+      if (item->str == current_)
+        return fail(item->loc, "pointers() cannot hold its own address: '" + current_ + "' is the keyword being defined");
+      LVal v = evalName(*item);
+      if (v.kind == LVal::Kind::Error) return v;
+      if (v.kind != LVal::Kind::Buffer)
+        return fail(item->loc, "'" + item->str + "' is " + kindName(v) + " (" + show(v) +
+                                   "), not a buffer: pointers() takes the names of buffer keywords");
+      out.buf.pointees.push_back(item->str);
+      if (!quiet_ && std::find(pointees_.begin(), pointees_.end(), item->str) == pointees_.end())
+        pointees_.push_back(item->str);  // (not from a replaced keyword's quiet look)
+    }
+    return out;
+  }
+
+  // values([v0, v1, ...], dtype=, output=False): a 1-D buffer of the given numbers. The dtype
+  // defaults to i32 (all ints) or f32; ints must fit it, and an int dtype takes no floats.
+  [[gnu::noinline]] LVal evalValues(const Expr& e) {
+    std::vector<LVal> args;
+    std::vector<Loc> locs;
+    if (!bindArgs(e, "values", {"values", "dtype", "output"}, 1, args, locs)) return LVal{};
+    const LVal& list = args[0];
+    if (list.kind != LVal::Kind::Tuple || list.items.empty())
+      return fail(locs[0], "values() needs a non-empty list of numbers, e.g. values([1, 2, 3], dtype=i32), got " + show(list));
+    // Where element k was written, when the list is written in the call (else the list's place).
+    const Expr* listExpr = !e.items.empty() ? e.items[0].get() : nullptr;
+    for (const auto& kw : e.keywords)
+      if (kw.name == "values") listExpr = kw.value.get();
+    auto elemLoc = [&](size_t k) {
+      return listExpr && listExpr->kind == ExprKind::Tuple && k < listExpr->items.size() ? listExpr->items[k]->loc : locs[0];
+    };
+    bool anyFloat = false;
+    for (size_t k = 0; k < list.items.size(); ++k) {
+      const LVal& v = list.items[k];
+      if (!v.isNumber()) return fail(elemLoc(k), "values() element " + std::to_string(k) + " must be a number, got " + show(v));
+      anyFloat |= v.kind == LVal::Kind::Float;
+    }
+    LVal out;
+    out.kind = LVal::Kind::Buffer;
+    BufferSpec& b = out.buf;
+    b.fill = Fill::Values;
+    b.loc = e.loc;
+    b.dtype = anyFloat ? DType::F32 : DType::I32;
+    if (args[1].kind != LVal::Kind::Error) {
+      if (args[1].kind != LVal::Kind::DType) return fail(locs[1], "dtype must be a dtype name such as i32 or f16, got " + show(args[1]));
+      b.dtype = args[1].dtype;
+    }
+    if (args[2].kind != LVal::Kind::Error) {
+      if (!args[2].isIntLike()) return fail(locs[2], "output must be True or False, got " + show(args[2]));
+      b.output = args[2].i != 0;
+      out.outputGiven = true;
+    }
+    for (size_t k = 0; k < list.items.size(); ++k) {
+      const LVal& v = list.items[k];
+      ScalarValue sv;
+      sv.dtype = b.dtype;
+      if (isFloat(b.dtype)) {
+        sv.f = v.asDouble();
+      } else if (v.kind == LVal::Kind::Float) {
+        return fail(elemLoc(k), "values() element " + std::to_string(k) + " is " + show(v) + ", not an integer, but the dtype is " +
+                                    dtypeName(b.dtype) + (args[1].kind == LVal::Kind::Error ? "" : ": pass dtype=f32"));
+      } else {
+        bool fits = b.dtype == DType::I64 || (b.dtype == DType::I32 && fitsI32(v.i)) ||
+                    (b.dtype == DType::I1 && (v.i == 0 || v.i == 1));
+        if (!fits)
+          return fail(elemLoc(k), "values() element " + std::to_string(k) + " (" + show(v) + ") does not fit in " +
+                                      dtypeName(b.dtype) + (b.dtype == DType::I32 ? ": pass dtype=i64" : ""));
+        sv.i = v.i;
+      }
+      b.values.push_back(sv);
+    }
+    b.shape = {static_cast<int64_t>(b.values.size())};
     return out;
   }
 

@@ -179,6 +179,10 @@ class Sema {
   PyVal callBuiltin(const ast::Expr& e, const std::string& f, const PyVal* self = nullptr);
   PyVal evalMethod(const ast::Expr& e, const PyVal& base);
   PyVal castValue(const PyVal& base, const Args& a, size_t first, Loc loc, const std::string& what);
+  // x.to(tl.pointer_type(d)) and a pointer's .to(tl.int64 | tl.int1 | another pointer type):
+  // `to` is a dtype value (a pointer type, or any dtype when x is a pointer). SemaTriton.cpp.
+  PyVal pointerCast(const PyVal& x, const PyVal& to, Loc toLoc, Loc loc, const std::string& what);
+  PyVal builtinPointerType(const ast::Expr& e);
   PyVal evalAttribute(const ast::Expr& e);
   const PyVal* self_ = nullptr;  // the method call's tensor while its built-in binds arguments
   // A call of a name that is no built-in (SemaExpr.cpp): print-like calls are refused with a

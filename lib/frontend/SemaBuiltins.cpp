@@ -222,6 +222,7 @@ PyVal Sema::callBuiltin(const Expr& e, const std::string& f, const PyVal* self) 
   if (f == "zeros_like" || f == "broadcast_to" || f == "expand_dims" || f == "permute" || f == "reshape" ||
       f == "view" || f == "ravel" || f == "broadcast" || f == "join" || f == "split")
     return builtinShape(e, f);
+  if (f == "pointer_type") return builtinPointerType(e);
   if (f == "cast") {  // tl.cast(x, dtype, ...): x.to(dtype, ...)
     Args a;
     if (!bindArgs(e, "cast", {"input", "dtype", "fp_downcast_rounding", "bitcast"}, 2, a)) return PyVal::poison();
@@ -327,6 +328,9 @@ PyVal Sema::castValue(const PyVal& base, const Args& a, size_t first, Loc loc, c
     return fail(a.locs[first + 2], what + " with bitcast=True is not supported: tilelab converts values, it does not reinterpret bits");
   if (a.has(first + 1) && !(a.vals[first + 1].kind == PyVal::Kind::String && a.vals[first + 1].s == "rtne"))
     return fail(a.locs[first + 1], what + " rounds to nearest even (fp_downcast_rounding='rtne'); other roundings are not supported");
+  if (a.has(first) && a.vals[first].kind == PyVal::Kind::DType && a.vals[first].s.empty() &&
+      (a.vals[first].ptrTo || (base.isValue() && base.v->type.isPtr)))
+    return pointerCast(base, a.vals[first], a.locs[first], loc, what);
   auto dt = dtypeArg(a, first, DType::F32, "to");
   if (!dt) return PyVal::poison();
   if (base.isPoison()) return base;

@@ -248,7 +248,7 @@ const std::vector<std::string>& kernelBuiltins() {
       "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
       "debug_barrier", "device_print", "device_assert", "static_print", "static_assert", "static_range", "rand", "randn", "randint", "rand4x", "randn4x", "randint4x",
       "multiple_of", "max_contiguous", "max_constancy", "assume", "zeros_like", "broadcast_to", "expand_dims",
-      "permute", "reshape", "view", "ravel", "broadcast", "join", "split", "cast", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin", "make_block_ptr", "advance",
+      "permute", "reshape", "view", "ravel", "broadcast", "join", "split", "cast", "softmax", "fdiv", "div_rn", "sqrt_rn", "argmin", "make_block_ptr", "advance", "pointer_type",
       "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
       "cumsum", "cumprod", "associative_scan", "reduce", "sort", "topk", "flip", "gather", "histogram", "swizzle2d",
       "asin", "acos", "atan", "tan", "sinh", "cosh", "tanh", "log10", "log1p", "expm1", "exp10", "cbrt", "rcp",

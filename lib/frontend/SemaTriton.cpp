@@ -7,11 +7,16 @@
 //        bits (wrapping +, *, ^ and umulhi are the same bit operations); uniform floats and the
 //        Box-Muller normals follow triton/language/random.py
 //   tl.multiple_of / max_contiguous / max_constancy   hints kept as attributes of the op that
-//        made the value (docs/language.md says which passes read them)
+//        made the value (docs/language.md says which passes read them); on a pointer tensor
+//        multiple_of counts bytes of the address and max_contiguous elements (as the axis
+//        analysis does)
 //   tl.assume(cond)     a hint: checked when cond is a constant, otherwise nothing is emitted
 //   zeros_like, broadcast_to, expand_dims, trans / permute (any order), reshape / view (row-major,
 //        can_reorder=False), join / split (a last dim of 2), softmax,
 //   fdiv / div_rn / sqrt_rn, argmin
+//   tl.pointer_type(d)  the pointer type *d as a dtype value; x.to(tl.pointer_type(d)) on int64
+//        values (addresses loaded from memory) is a `ptrcast` op, as is a pointer's .to(tl.int64)
+//        (its address) or .to(another pointer type); a pointer's .to(tl.int1) is `address != 0`
 #include <cmath>
 
 #include "frontend/CallArgs.h"
@@ -118,8 +123,8 @@ PyVal Sema::builtinHint(const Expr& e, const std::string& f) {
   Args a;
   if (!bindArgs(e, f, {"input", "values"}, 2, a)) return PyVal::poison();
   const PyVal& x = a.vals[0];
-  if (!x.isValue() || x.v->type.isPtr || !isInt(x.v->type.dtype))
-    return fail(a.locs[0], f + "() needs an integer tensor, got " + describe(x));
+  if (!x.isValue() || (!x.v->type.isPtr && !isInt(x.v->type.dtype)))  // on pointers: bytes, as Triton
+    return fail(a.locs[0], f + "() needs an integer or pointer tensor, got " + describe(x));
   std::vector<int64_t> values;
   const PyVal& v = a.vals[1];
   for (const PyVal& item : v.kind == PyVal::Kind::Tuple ? v.items : std::vector<PyVal>{v}) {
@@ -340,6 +345,55 @@ PyVal Sema::builtinTritonMath(const Expr& e, const std::string& f) {
   if (a.has(3) && a.vals[3].isIntConst() && a.vals[3].i)
     idx = idx->type.isScalar() ? at(e.loc).splat(idx, {1}) : at(e.loc).expandDims(idx, static_cast<int>(ax));
   return PyVal::value(idx);
+}
+
+// tl.pointer_type(element_ty, address_space=1, const=False): a dtype value, *element_ty.
+PyVal Sema::builtinPointerType(const Expr& e) {
+  Args a;
+  if (!bindArgs(e, "pointer_type", {"element_ty", "address_space", "const"}, 1, a)) return PyVal::poison();
+  const PyVal& d = a.vals[0];
+  if (d.kind != PyVal::Kind::DType || !d.s.empty())
+    return fail(a.locs[0], "pointer_type() needs an element dtype such as tl.float16, got " + describe(d));
+  if (d.ptrTo)
+    return fail(a.locs[0], "pointer_type() of a pointer type (a pointer to pointers) is not supported: keep the "
+                           "addresses as int64 values and cast each one where it is used");
+  if (a.has(1) && !(a.vals[1].isIntConst() && a.vals[1].i == 1))
+    return fail(a.locs[1], "pointer_type() address_space must be 1 (global memory), got " + describe(a.vals[1]));
+  if (a.has(2) && !(a.vals[2].kind == PyVal::Kind::Bool || a.vals[2].isIntConst()))
+    return fail(a.locs[2], "pointer_type() const must be True or False, got " + describe(a.vals[2]));
+  PyVal p = PyVal::dtypeVal(d.dtype);
+  p.ptrTo = true;
+  return p;
+}
+
+// Pointer casts (Triton's semantic.cast for pointers): int64 -> *d, *a -> *b, *d -> int64
+// (the address) and *d -> int1 (address != 0). The value keeps its shape; the address itself is
+// never changed, so a wrong one is caught where it is dereferenced (a located out-of-bounds load).
+PyVal Sema::pointerCast(const PyVal& x, const PyVal& to, Loc toLoc, Loc loc, const std::string& what) {
+  if (x.isPoison()) return x;
+  const std::string target = describe(to);
+  if (!x.isValue())
+    return fail(loc, what + " to " + target + " needs an int64 value (an address), got " + describe(x) +
+                         ": a pointer cannot be made from a constant");
+  Value* v = x.v;
+  const Type& t = v->type;
+  Builder& B = at(loc);
+  if (t.isPtr) {
+    if (to.ptrTo) return PyVal::value(t.dtype == to.dtype ? v : B.ptrcast(v, true, to.dtype));
+    if (to.dtype == DType::I64) return PyVal::value(B.ptrcast(v, false));
+    if (to.dtype == DType::I1) {
+      Value* addr = B.ptrcast(v, false);
+      Value* zero = materialize(PyVal::integer(0), DType::I64, t.shape, loc);
+      return PyVal::value(at(loc).cmp("ne", addr, zero));
+    }
+    return fail(toLoc, "a pointer (" + t.str() + ") converts only to int64 (its address), int1 (address != 0) or "
+                                                 "another pointer type, not to " + target);
+  }
+  if (t.dtype != DType::I64)
+    return fail(loc, what + " to " + target + " needs int64 values (64-bit addresses), got " + t.str() +
+                         (isInt(t.dtype) ? ": load the addresses from an int64 buffer (pointers(...) in @launch makes one)"
+                                         : ""));
+  return PyVal::value(B.ptrcast(v, true, to.dtype));
 }
 
 }  // namespace tl

@@ -90,6 +90,12 @@ Value* Builder::addptr(Value* ptr, Value* offset) {
   return create(OpKind::AddPtr, {ptr, offset}, {ptr->type})->result();
 }
 
+Value* Builder::ptrcast(Value* x, bool toPtr, DType pointee) {
+  Type t = x->type.withDType(toPtr ? pointee : DType::I64);
+  t.isPtr = toPtr;
+  return create(OpKind::PtrCast, {x}, {t})->result();
+}
+
 Value* Builder::load(Value* ptr, Value* mask, Value* other) {
   std::vector<Value*> ops{ptr};
   if (mask) ops.push_back(mask);

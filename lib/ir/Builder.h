@@ -50,6 +50,8 @@ class Builder {
   Value* cmp(const std::string& pred, Value* a, Value* b);
   Value* select(Value* cond, Value* a, Value* b);
   Value* addptr(Value* ptr, Value* offset);
+  // ptrcast: i64 -> pointer to `pointee` when toPtr, else pointer -> i64 (same shape and layout).
+  Value* ptrcast(Value* x, bool toPtr, DType pointee = DType::I64);
 
   // --- memory
   Value* load(Value* ptr, Value* mask = nullptr, Value* other = nullptr);

@@ -286,7 +286,7 @@ bool foldOp(Op& op, DeferredEdits& edits) {
       becomeConstant(op, attrOf(in[0]));
       return true;
     case OpCategory::Elementwise:
-      if (op.kind == OpKind::AddPtr) return false;
+      if (op.kind == OpKind::AddPtr || op.kind == OpKind::PtrCast) return false;  // no pointer constants
       return foldElementwise(op, in);
     case OpCategory::Reduction:
       return (op.kind == OpKind::Reduce || op.kind == OpKind::Argmax) && foldReduction(op, in[0]);

@@ -467,6 +467,14 @@ std::optional<std::string> verifyOp(const Op& op) {
       else if (c.sameShape(opd(0), opd(1), "pointer/offset") && c.sameLayout(opd(0), opd(1), "pointer/offset"))
         c.sameType(res(), opd(0), "result");
       break;
+    case OpKind::PtrCast:
+      if (c.operands(1, 1) && c.results(1) && c.sameShape(opd(0), res(), "operand/result") &&
+          c.sameLayout(opd(0), res(), "operand/result")) {
+        auto isI64 = [](const Type& t) { return !t.isPtr && t.dtype == DType::I64; };
+        if (!(opd(0).isPtr || isI64(opd(0))) || !(res().isPtr || isI64(res())) || (!opd(0).isPtr && !res().isPtr))
+          c.fail("casts between i64 and pointers (or two pointer types), got " + str(opd(0)) + " -> " + str(res()));
+      }
+      break;
     case OpKind::Load: {
       if (!(c.operands(1, 3) && c.results(1))) break;
       if (!opd(0).isPtr) { c.fail("operand must be a pointer, got " + str(opd(0))); break; }

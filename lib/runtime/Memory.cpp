@@ -23,6 +23,10 @@
 //       Full:    v = a rounded to the dtype.   Zeros: 0.
 //       Empty:   every byte 0xFF ("allocated, not initialized": f32 NaN, i32 -1, like the
 //                executor's fresh shared memory), so a read of it shows up as a wrong result.
+//       Values:  element k is values[k]: ints stored exactly (wrapping like setI), floats
+//                rounded to the dtype.
+//       Pointers: element k is the base address of buffer pointees[k] (i64), written once every
+//                buffer has its address.
 //   - f16/bf16 conversions round to nearest even, handle subnormals, infinities and NaN (NaN
 //     stays a quiet NaN with the sign kept). The fp8 conversions are runtime/Fp8.h's.
 #include "runtime/Memory.h"
@@ -409,6 +413,15 @@ static void fillBuffer(Buffer& buf, const BufferSpec& spec) {
     case Fill::Empty:
       std::fill(buf.bytes.begin(), buf.bytes.end(), uint8_t(0xFF));
       break;
+    case Fill::Values:
+      for (int64_t i = 0; i < n && i < static_cast<int64_t>(spec.values.size()); ++i) {
+        const ScalarValue& v = spec.values[static_cast<size_t>(i)];
+        if (isFloat(v.dtype)) buf.setF(i, v.f);
+        else buf.setI(i, v.i);
+      }
+      break;
+    case Fill::Pointers:
+      break;  // fromLaunch writes the addresses once every buffer has one
   }
 }
 
@@ -431,6 +444,21 @@ Memory Memory::fromLaunch(const LaunchConfig& launch) {
     if (spec.shape.empty()) throw std::runtime_error("buffer '" + spec.param + "' has no shape");
     Buffer& b = mem.add(spec.param, spec.dtype, spec.shape, spec.output);
     fillBuffer(b, spec);
+  }
+  for (const BufferSpec& spec : launch.buffers) {
+    if (spec.fill != Fill::Pointers) continue;
+    Buffer* table = mem.find(spec.param);
+    if (table->dtype != DType::I64 || table->numel() != static_cast<int64_t>(spec.pointees.size()))
+      throw std::runtime_error("pointer table '" + spec.param + "' must be " + std::to_string(spec.pointees.size()) +
+                               " x i64, got " + table->describe());
+    table->pointees = spec.pointees;
+    for (size_t k = 0; k < spec.pointees.size(); ++k) {
+      const Buffer* target = mem.find(spec.pointees[k]);
+      if (!target)
+        throw std::runtime_error("pointer table '" + spec.param + "' names buffer '" + spec.pointees[k] +
+                                 "', which the launch does not have");
+      mem.find(spec.param)->setI(static_cast<int64_t>(k), static_cast<int64_t>(target->base));
+    }
   }
   return mem;
 }

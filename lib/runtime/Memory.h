@@ -29,6 +29,10 @@ struct Buffer {
   // compute-sanitizer's initcheck: every engine calls markStored() for every element it stores,
   // so an output element no program wrote is reported instead of passing as its initial value.
   std::vector<uint8_t> stored;
+  // A pointer table (`pointers(A0, A1)` in @launch, an i64 buffer): element k holds the address
+  // of the buffer named pointees[k]. The CPU stages see Memory's addresses; the GPU runtime
+  // writes the device addresses instead (stages/ptx/CudaRuntime.h). Empty for other buffers.
+  std::vector<std::string> pointees;
 
   int64_t numel() const;
   uint64_t end() const { return base + bytes.size(); }
@@ -56,9 +60,11 @@ class Memory {
   static constexpr uint64_t kMaxBufferBytes = uint64_t(1) << 30;
 
   // Allocates and fills one buffer per BufferSpec, in order (deterministic: same seed, same data,
-  // on every stage and machine; the fill algorithms are written down in Memory.cpp). Throws
+  // on every stage and machine; the fill algorithms are written down in Memory.cpp); pointer
+  // tables are filled last, with the addresses of the buffers they name. Throws
   // std::runtime_error for unreadable .npy files, a file whose dtype differs from the spec's
-  // (or whose shape differs from a non-empty spec shape), or bad shapes.
+  // (or whose shape differs from a non-empty spec shape), bad shapes, or a pointer table naming
+  // a buffer the launch does not have.
   static Memory fromLaunch(const LaunchConfig& launch);
 
   // Allocates a zeroed buffer after the previous one. Throws std::runtime_error for a negative

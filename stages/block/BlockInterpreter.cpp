@@ -808,6 +808,7 @@ class Engine {
       case OpKind::Cmp: block::compare(s.pred, in(0), in(1), *out); break;
       case OpKind::Select: block::select(in(0), in(1), in(2), *out); break;
       case OpKind::AddPtr: block::addptr(in(0), in(1), *out); break;
+      case OpKind::PtrCast: block::ptrcast(in(0), *out); break;
       case OpKind::Load: execLoad(s); break;
       case OpKind::Store: execStore(s); break;
       case OpKind::Reduce: block::reduce(s.reduceKind, static_cast<int>(s.axis), in(0), *out); break;

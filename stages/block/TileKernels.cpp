@@ -548,6 +548,14 @@ void addptr(const Tile& p, const Tile& off, Tile& out) {
   }
 }
 
+void ptrcast(const Tile& in, Tile& out) {
+  for (int64_t i = 0; i < in.n; ++i) {
+    const uint64_t v = in.storage == Storage::Ptr ? in.ptr[i] : static_cast<uint64_t>(in.i64[i]);
+    if (out.storage == Storage::Ptr) out.ptr[i] = v;
+    else out.i64[i] = static_cast<int64_t>(v);
+  }
+}
+
 void reduce(ReduceKind kind, int axis, const Tile& in, Tile& out) {
   withStorage(in.storage, [&](auto tag) {
     using T = typename decltype(tag)::type;

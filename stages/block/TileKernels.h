@@ -68,6 +68,8 @@ void compare(Pred pred, const Tile& a, const Tile& b, Tile& out);
 void select(const Tile& cond, const Tile& a, const Tile& b, Tile& out);
 // out[i] = p[i] + off[i] * dtypeBytes(pointee): pointers are byte addresses (wrapping).
 void addptr(const Tile& p, const Tile& off, Tile& out);
+// ptrcast: i64 <-> pointer (or pointer -> pointer): the 64-bit values, retyped.
+void ptrcast(const Tile& in, Tile& out);
 void reduce(ReduceKind kind, int axis, const Tile& in, Tile& out);
 void argmax(int axis, const Tile& in, Tile& out);
 // Inclusive scan along `axis` in the reference's sequential order (from index 0, or from the

@@ -303,6 +303,13 @@ void KernelEmitter::emitOp(const Op& op) {
       result = b_.CreateGEP(memType(op.result()->type.dtype), get(op.operand(0)), get(op.operand(1)));
       break;
     }
+    case OpKind::PtrCast: {  // i64 <-> ptr addrspace(1); pointer to pointer is the same (opaque) pointer
+      llvm::Value* x = get(op.operand(0));
+      const bool fromPtr = op.operand(0)->type.isPtr, toPtr = op.result()->type.isPtr;
+      result = fromPtr == toPtr ? x : toPtr ? b_.CreateIntToPtr(x, llvmType(op.result()->type))
+                                            : b_.CreatePtrToInt(x, llvmType(op.result()->type));
+      break;
+    }
     case OpKind::ShflXor: case OpKind::ShflIdx: result = emitShuffle(op); break;
     case OpKind::LdGlobal: emitLdGlobal(op); return;
     case OpKind::StGlobal: emitStGlobal(op); return;

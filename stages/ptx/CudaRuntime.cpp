@@ -392,29 +392,57 @@ std::array<uint8_t, 8> packScalar(DType dtype, const ScalarValue& v) {
 DeviceBuffers::DeviceBuffers(const CudaRuntime& rt, const std::vector<KernelArg>& args, const Memory& memory)
     : rt_(rt) {
   storage_.resize(args.size());
+  auto slotOf = [&](const std::string& name) -> const Slot* {
+    for (const Slot& s : slots_)
+      if (s.name == name) return &s;
+    return nullptr;
+  };
   try {
+    // Every buffer of the launch, bound to a parameter or only named by a pointer table.
+    for (const Buffer& b : memory.buffers()) {
+      Slot s;
+      s.name = b.name;
+      s.bytes = b.bytes.size();
+      s.output = b.output;
+      // cuMemAlloc rejects 0 bytes; an empty buffer still gets a valid (unused) address.
+      uint64_t allocBytes = std::max<uint64_t>(s.bytes, 256);
+      CUdeviceptr ptr = 0;
+      rt.check(rt.api().memAlloc(&ptr, allocBytes), "cuMemAlloc_v2", b.name + ", " + bytesStr(allocBytes));
+      s.ptr = ptr;
+      slots_.push_back(s);
+      compulsoryBytes_ += s.bytes;
+    }
+    // The contents; a pointer table gets the device addresses of the buffers it names (every
+    // buffer has one now) in place of Memory's.
+    for (size_t i = 0; i < memory.buffers().size(); ++i) {
+      const Buffer& b = memory.buffers()[i];
+      if (!slots_[i].bytes) continue;
+      std::vector<uint8_t> table;
+      if (!b.pointees.empty()) {
+        if (b.dtype != DType::I64 || b.numel() != static_cast<int64_t>(b.pointees.size()))
+          throw std::runtime_error("pointer table '" + b.name + "' is " + b.describe() + ", not " +
+                                   std::to_string(b.pointees.size()) + " x i64");
+        table.resize(b.bytes.size());
+        for (size_t k = 0; k < b.pointees.size(); ++k) {
+          const Slot* target = slotOf(b.pointees[k]);
+          if (!target) throw std::runtime_error("pointer table '" + b.name + "' names no buffer '" + b.pointees[k] + "'");
+          const uint64_t addr = target->ptr;
+          std::memcpy(table.data() + 8 * k, &addr, 8);
+        }
+      }
+      rt.check(rt.api().memcpyHtoD(slots_[i].ptr, table.empty() ? b.bytes.data() : table.data(), slots_[i].bytes),
+               "cuMemcpyHtoD_v2", b.name);
+    }
     for (size_t i = 0; i < args.size(); ++i) {
       const KernelArg& a = args[i];
       if (!a.pointer) {
         storage_[i] = packScalar(a.dtype, a.value);
         continue;
       }
-      const Buffer* b = memory.find(a.name);
-      if (!b) throw std::runtime_error("no buffer for pointer parameter '" + a.name + "'");
-      Slot s;
-      s.name = a.name;
-      s.bytes = b->bytes.size();
-      s.output = b->output;
-      // cuMemAlloc rejects 0 bytes; an empty buffer still gets a valid (unused) address.
-      uint64_t allocBytes = std::max<uint64_t>(s.bytes, 256);
-      CUdeviceptr ptr = 0;
-      rt.check(rt.api().memAlloc(&ptr, allocBytes), "cuMemAlloc_v2", a.name + ", " + bytesStr(allocBytes));
-      s.ptr = ptr;
-      slots_.push_back(s);
-      if (s.bytes)
-        rt.check(rt.api().memcpyHtoD(s.ptr, b->bytes.data(), s.bytes), "cuMemcpyHtoD_v2", a.name);
-      compulsoryBytes_ += s.bytes;
+      const Slot* s = slotOf(a.name);
+      if (!s) throw std::runtime_error("no buffer for pointer parameter '" + a.name + "'");
       static_assert(sizeof(CUdeviceptr) == 8, "a kernel's pointer parameter is 64 bits");
+      const CUdeviceptr ptr = s->ptr;
       std::memcpy(storage_[i].data(), &ptr, sizeof(CUdeviceptr));
     }
   } catch (...) {

@@ -11,7 +11,8 @@
 //   auto rt = CudaRuntime::open(&why);               // nullptr + why when there is no driver
 //   GpuModule mod = rt->loadModule(ptx, cubin, "softmax_kernel", 128, dynamicSharedBytes);
 //   std::vector<KernelArg> args = kernelArgsFor(*fn, launch);
-//   DeviceBuffers dev(*rt, args, memory);            // cuMemAlloc + cuMemcpyHtoD per buffer
+//   DeviceBuffers dev(*rt, args, memory);            // cuMemAlloc + cuMemcpyHtoD per buffer (pointer
+//                                                    // tables get device addresses)
 //   dev.launch(mod, launch.grid, 128);               // cuLaunchKernel
 //   rt->synchronize();  dev.copyOutputsBack(memory); // cuMemcpyDtoH for every output
 //   GpuTiming t = timeKernel(*rt, mod, dev, launch.grid, 128, TimingOptions{});
@@ -130,8 +131,10 @@ std::array<uint8_t, 8> packScalar(DType dtype, const ScalarValue& value);
 // Device copies of a Memory's buffers plus the argument array for cuLaunchKernel.
 class DeviceBuffers {
  public:
-  // Allocates one device buffer per pointer argument (cuMemAlloc) and copies the Memory
-  // buffer of the same name into it (every buffer, outputs too: they start as the launch says).
+  // Allocates one device buffer per Memory buffer (cuMemAlloc) and copies its contents in
+  // (outputs too: they start as the launch says); a pointer table (Buffer::pointees, from
+  // `pointers(...)` in @launch) gets the device addresses of the buffers it names. A pointer
+  // argument is the device buffer of its name.
   DeviceBuffers(const CudaRuntime& rt, const std::vector<KernelArg>& args, const Memory& memory);
   ~DeviceBuffers();
   DeviceBuffers(const DeviceBuffers&) = delete;

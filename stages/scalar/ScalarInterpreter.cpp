@@ -56,6 +56,8 @@
 //     multiply-add).
 //   - addptr: pointer + offset * dtypeBytes(pointee) (offsets are element counts; i32 offsets
 //     sign-extend; addresses wrap modulo 2^64).
+//   - ptrcast: the element's 64-bit value, retyped (i64 <-> pointer); a pointer loaded from
+//     memory is checked like any other when it is dereferenced.
 //   - load: for each element, a false mask gives `other` (or 0); otherwise the address must lie
 //     inside a buffer, or the run stops with "load out of bounds: address ... is N bytes past the
 //     end of buffer 'x_ptr' (781 x f32) in program (3, 0, 0), element [12]".
@@ -279,6 +281,7 @@ class ScalarInterpreter {
       case OpKind::Cmp: execCmp(op); break;
       case OpKind::Select: execSelect(op); break;
       case OpKind::AddPtr: execAddPtr(op); break;
+      case OpKind::PtrCast: execPtrCast(op); break;
       case OpKind::Load: execLoad(op); break;
       case OpKind::Store: execStore(op); break;
       case OpKind::Reduce: execReduce(op); break;
@@ -477,6 +480,17 @@ class ScalarInterpreter {
     const Tile& b = get(op, 2);
     Tile out = emptyLike(op.result()->type);
     for (size_t e = 0; e < out.elems.size(); ++e) out.elems[e] = c.elems[e].i ? a.elems[e] : b.elems[e];
+    stats_.elementOps += static_cast<int64_t>(out.elems.size());
+    set(op.result(), std::move(out));
+  }
+
+  // The address is the element's 64-bit value either way; only its type changes.
+  void execPtrCast(const Op& op) {
+    const Tile& in = get(op, 0);
+    Tile out = emptyLike(op.result()->type);
+    for (size_t e = 0; e < out.elems.size(); ++e)
+      out.elems[e] = out.type.isPtr ? ptrScalar(out.type.dtype, static_cast<uint64_t>(in.elems[e].i))
+                                    : intScalar(DType::I64, in.elems[e].i);
     stats_.elementOps += static_cast<int64_t>(out.elems.size());
     set(op.result(), std::move(out));
   }

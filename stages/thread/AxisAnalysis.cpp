@@ -329,6 +329,20 @@ class Analyzer {
     return a;
   }
 
+  // ptrcast keeps the 64-bit value, so it keeps what divides each element and where elements
+  // repeat; runs do not carry over (consecutive ints are one byte apart, pointers one element).
+  // An address loaded from memory is unknown (divisibility 1) unless a tl.multiple_of on the
+  // loaded int64 says otherwise.
+  AxisInfo ptrCast(const Op& op) {
+    const Type& t = op.result()->type;
+    const Type& in = op.operand(0)->type;
+    const AxisInfo& x = get(op.operand(0));
+    AxisInfo a = unknown(t);
+    for (size_t d = 0; d < dims(t); ++d) a.divisibility[d] = divAt(x, d, 1, in.isPtr ? dtypeBytes(in.dtype) : 1);
+    a.constancy = x.constancy;
+    return a;
+  }
+
   AxisInfo forInductionVar(const Op& op) {
     AxisInfo a = unknown(op.operand(0)->type);
     a.divisibility[0] = gcd2(elementDiv(get(op.operand(0))), elementDiv(get(op.operand(2))));
@@ -392,6 +406,7 @@ class Analyzer {
           a.constancy[d] = std::gcd(get(op.operand(0)).constancy[d], get(op.operand(1)).constancy[d]);
         return a;
       }
+      case OpKind::PtrCast: return ptrCast(op);
       case OpKind::Cmp: return cmp(op);
       case OpKind::Select: return select(op);
       default: return unknown(t);  // program_id, loads, reductions, dot: nothing known

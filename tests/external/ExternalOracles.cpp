@@ -249,6 +249,29 @@ OracleResult asinKernel(const Memory& m, const LaunchConfig& l) {
   return r;
 }
 
+// Tutorial 08: C_g = A_g @ B_g for g < group_size, the sizes (M, N, K) and leading dimensions
+// (lda, ldb, ldc) of problem g from group_gemm_sizes and g_lds; the buffers the address tables
+// name are A<g>, B<g>, C<g>.
+OracleResult groupedGemm(const Memory& m, const LaunchConfig& l) {
+  In sizes(m, "group_gemm_sizes"), lds(m, "g_lds");
+  OracleResult r;
+  for (int64_t g = 0; g < inum(l, "group_size"); ++g) {
+    const std::string id = std::to_string(g);
+    In a(m, "A" + id), b(m, "B" + id);
+    Out c(m, "C" + id);
+    const int64_t M = sizes.integer(3 * g), N = sizes.integer(3 * g + 1), K = sizes.integer(3 * g + 2);
+    const int64_t lda = lds.integer(3 * g), ldb = lds.integer(3 * g + 1), ldc = lds.integer(3 * g + 2);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc += a[i * lda + k] * b[k * ldb + j];
+        c[i * ldc + j] = acc;
+      }
+    c.into(r);
+  }
+  return r;
+}
+
 // RMSNorm, the row-wise parts shared by Liger's and unsloth's forwards.
 struct RmsNames {
   const char *x, *w, *y, *r, *xs, *ys;
@@ -408,6 +431,7 @@ const std::vector<ExternalOracle>& oracles() {
       {"triton__06-fused-attention___attn_fwd", "attention (causal or not), log2-sum-exp M", attentionFwd},
       {"triton__06-fused-attention___attn_bwd", "causal attention dQ, dK, dV", attentionBwd},
       {"triton__07-extern-functions__asin_kernel", "asin(x)", asinKernel},
+      {"triton__08-grouped-gemm__grouped_matmul_kernel", "C_g = A_g @ B_g for each problem, in f16", groupedGemm},
       {"triton__09-persistent-matmul__matmul_kernel_persistent", "A @ B in f16", matmul},
       {"liger__rms_norm___rms_norm_forward", "x / rms(x) * (offset + w)",
        [](const Memory& m, const LaunchConfig& l) { return rmsNorm(m, l, liger, num(l, "offset"), false); }},

@@ -289,6 +289,11 @@ inline std::unique_ptr<Function> buildKitchenSink() {
   at(b); b.create(OpKind::DevicePrint, {outer->result(0), alpha, ptrs}, {}, {{"prefix", " x: "}, {"hex", int64_t(0)}});
   at(b); b.create(OpKind::DevicePrint, {}, {}, {{"prefix", " 100% \"done\""}, {"hex", int64_t(1)}});
   at(b); b.create(OpKind::DeviceAssert, {mask2}, {}, {{"msg", "mask must hold"}});
+  // ptrcast: an address loaded from memory as a pointer, a tile of pointers as addresses
+  at(b); Value* addr = b.load(lPtr);
+  at(b); Value* viaAddr = b.ptrcast(addr, true, DType::F32);
+  at(b); b.store(lptrs, b.ptrcast(ptrs, false));
+  at(b); b.store(b.ptrcast(viaAddr, true, DType::I64), l1);
   at(b); b.store(ptrs, outer->result(0), mask2);
   at(b); b.store(ptrs, sel);
   at(b); b.store(xPtr, b.binary(OpKind::Add, outer->result(1), total));

@@ -82,5 +82,26 @@ TEST(NewOpsPtx, Atomics) {
   }
 }
 
+// Pointers loaded from memory (ptrcast): inttoptr / ptrtoint in the LLVM IR, loads through the
+// loaded addresses, PTX that ptxas accepts; and tutorial 08's grouped GEMM itself.
+TEST(NewOpsPtx, PointerCasts) {
+  TL_REQUIRE_PTXAS();
+  for (int nw : {1, 4}) {
+    PtxResult r = newOpsPTX("ptr_table", nw);
+    expectAssembles(r, "ptr_table");
+    EXPECT_TRUE(contains(r.llvmIR, "inttoptr")) << r.llvmIR;
+    EXPECT_TRUE(contains(r.ptx, "ld.global")) << r.ptx;
+  }
+  std::ostringstream err;
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/triton/t08_grouped_gemm.tl", {}, err);
+  ASSERT_TRUE(k) << err.str();
+  for (int nw : {1, 4}) {
+    ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, nw);
+    PtxResult r = compileToPTX(*tc.threadIR);
+    expectAssembles(r, "t08_grouped_gemm");
+    EXPECT_TRUE(contains(r.llvmIR, "inttoptr")) << r.llvmIR;
+  }
+}
+
 }  // namespace
 }  // namespace tl::ptxtest

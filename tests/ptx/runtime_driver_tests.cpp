@@ -5,6 +5,7 @@
 // written below with cuda.h's exact signatures. The fake "device" runs vector_add on the host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -539,6 +540,46 @@ TEST_F(FakeCuda, ScalarWithoutValueIsAnError) {
   LaunchConfig launch = k->launch;
   launch.scalars.erase("N");
   EXPECT_THROW(kernelArgsFor(*k->ir, launch), std::runtime_error);
+}
+
+// pointers(...) tables: every launch buffer gets a device buffer (those only a table names
+// too), a table holds the DEVICE addresses of the buffers it names (the host copy keeps
+// Memory's), and outputs no parameter binds come back.
+TEST_F(FakeCuda, PointerTablesHoldDeviceAddresses) {
+  auto rt = open();
+  std::ostringstream err;
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/tests/thread/kernels/ptr_table.tl", {}, err);
+  ASSERT_TRUE(rt && k) << err.str();
+  Memory memory = Memory::fromLaunch(k->launch);
+  const std::vector<uint8_t> hostTable = memory.find("srcs")->bytes;
+  DeviceBuffers bufs(*rt, kernelArgsFor(*k->ir, k->launch), memory);
+  ASSERT_EQ(driver.mem.size(), memory.buffers().size());  // X0..Y2 too, not only the parameters'
+  // The fake device allocates upwards: its k-th buffer is Memory's k-th.
+  std::map<std::string, CUdeviceptr> dev;
+  size_t i = 0;
+  for (const auto& [ptr, bytes] : driver.mem) dev[memory.buffers()[i++].name] = ptr;
+  for (const char* table : {"srcs", "dsts"}) {
+    const Buffer& host = *memory.find(table);
+    const std::vector<uint8_t>& onDevice = driver.mem.at(dev.at(table));
+    for (size_t g = 0; g < host.pointees.size(); ++g) {
+      uint64_t addr = 0;
+      std::memcpy(&addr, onDevice.data() + 8 * g, 8);
+      EXPECT_EQ(addr, dev.at(host.pointees[g])) << table << "[" << g << "]";
+      EXPECT_EQ(uint64_t(host.getI(int64_t(g))), memory.find(host.pointees[g])->base) << "the host copy keeps Memory's";
+    }
+  }
+  EXPECT_EQ(memory.find("srcs")->bytes, hostTable);
+  EXPECT_EQ(driver.mem.at(dev.at("X1")).size() >= memory.find("X1")->bytes.size(), true);
+  EXPECT_TRUE(std::equal(memory.find("X1")->bytes.begin(), memory.find("X1")->bytes.end(), driver.mem.at(dev.at("X1")).begin()));
+  // Y1 is an output only dsts names: what the device holds comes back.
+  std::fill(driver.mem.at(dev.at("Y1")).begin(), driver.mem.at(dev.at("Y1")).end(), uint8_t(0x3f));
+  bufs.copyOutputsBack(memory);
+  EXPECT_EQ(memory.find("Y1")->bytes[5], 0x3f);
+  EXPECT_EQ(bufs.compulsoryBytes(), [&] {
+    uint64_t n = 0;
+    for (const Buffer& b : memory.buffers()) n += b.bytes.size();
+    return n;
+  }());
 }
 
 #else
