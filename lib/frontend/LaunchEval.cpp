@@ -269,6 +269,7 @@ class LaunchEvaluator {
     for (const auto& p : kernel_.params) {
       auto it = names_.find(p.name);
       if (it == names_.end()) {
+        if (p.defaultValue) continue;  // `BLOCK: tl.constexpr = 16`, `eps=1e-5`: the front end uses the default
         origin_ = nullptr;
         error(p.loc, "parameter '" + p.name + "' has no value: add it to @launch or pass --set " + p.name + "=...");
         continue;

@@ -356,7 +356,9 @@ class Parser {
       p.annot = AnnotKind::Constexpr;
       return;
     }
-    if (!isPtr && (last == "tensor" || last == "pointer_type")) return;  // says nothing beyond the launch
+    // tl.tensor, tl.pointer_type and Python's own type hints (int, float, bool: Triton ignores
+    // them) say nothing beyond the launch.
+    if (!isPtr && (last == "tensor" || last == "pointer_type" || text == "int" || text == "float" || text == "bool")) return;
     auto d = parseDType(last);
     if (!d) {
       diag_.error(nameLoc, "unknown type annotation '" + text + "': use tl.constexpr, a dtype (i1, i32, i64, f16, bf16, f32, f8e4m3, f8e5m2) or a pointer such as *f32" +

@@ -515,6 +515,24 @@ def kernel(a, n):
   EXPECT_NE(r->errors().find("block_shape sizes must be powers of two, got 3"), std::string::npos) << r->errors();
 }
 
+// The entry kernel's parameter defaults are used when @launch does not give the parameter
+// (a constexpr and a runtime scalar), and @launch's value wins when it does; Python's type
+// hints (n: int, scale: float) are accepted and say nothing, as in Triton.
+TEST(TritonSpelling, EntryKernelParameterDefaultsAndPythonTypeHints) {
+  const std::string src = std::string(kHeader) + R"(
+@launch(x=arange(16), out=zeros((16,), output=True), grid=(1,), n=16)
+@triton.jit
+def kernel(x, out, n: int, scale: float = 2.0, BLOCK: tl.constexpr = 16, SHIFT: tl.constexpr = 3):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs) * scale + SHIFT, mask=offs < n)
+)";
+  std::vector<double> got = runBoth(src), x = input(src);
+  ASSERT_EQ(got.size(), 16u);
+  for (size_t i = 0; i < 16; ++i) EXPECT_EQ(got[i], x[i] * 2.0 + 3) << i;
+  got = runBoth(src, {{"SHIFT", "5"}, {"scale", "0.5"}});
+  for (size_t i = 0; i < 16; ++i) EXPECT_EQ(got[i], x[i] * 0.5 + 5) << i;
+}
+
 // A block-pointer load past the buffer on a dimension boundary_check leaves out: the error names
 // that dimension (the load's mask is boundary_check's, not one the kernel wrote).
 TEST(TritonSpelling, BlockPointerUncheckedDimensionIsNamedAtRunTime) {
