@@ -46,7 +46,7 @@ extra() {  # case name, kernel, options...
 }
 K=tests/thread/kernels
 for k in new_elementwise new_intops while_data atomic_lock libdevice_predicates scan_1d scan_2d scan_slice \
-    sort_ops swizzle reduce_fn; do
+    sort_ops swizzle reduce_fn fp8_cast ptr_table rank3_elementwise rank3_shape rank3_dot; do
   [ -f "$K/$k.tl" ] && extra default "$K/$k.tl"
 done
 extra warps1 $K/atomic_counter.tl --num-warps 1
@@ -59,6 +59,13 @@ extra hint $K/hint_copy.tl --set HINT=1
 extra hint_base256 $K/hint_copy.tl --set HINT=1 --set BASE=256
 extra nohint $K/hint_copy.tl --set HINT=0
 extra default tests/simreport/kernels/histogram_atomics.tl
+# device_print / device_assert: the lines a GPU prints (vprintf) next to the CPU's, and an assert
+# that fails on the GPU (CUDA_ERROR_ASSERT) must come back as tl-ptx's located error, exit 1.
+D=tests/debug/kernels
+run $D/print_tile.tl default /tmp/tl-ptx $D/print_tile.tl
+run $D/print_2d.tl default /tmp/tl-ptx $D/print_2d.tl
+run $D/assert_limit.tl passes /tmp/tl-ptx $D/assert_limit.tl --check-stage scalar
+run $D/assert_limit.tl fails /tmp/tl-ptx $D/assert_limit.tl --set LIMIT=6
 tar czf "$OUT/triton_logs.tgz" -C "$logs" .
 cat "$summary"
 echo "== cases: $(wc -l < "$summary"), rc=0: $(grep -c 'rc=0 ' "$summary")"
