@@ -21,7 +21,7 @@
 // max (selected value, or the lowest value elsewhere: exact for every dtype, -0.0 and NaN
 // included), so these cost N^2 compares per row where Triton's sort is an N log^2 N bitonic
 // network; fine for the row sizes of kernels that sort (tilelab's register limits say when not).
-// The intermediate tile has one dimension more than the input.
+// The intermediate tile has one dimension more than the input (rank <= 2 inputs, kMaxTileRank 3).
 #include <cmath>
 #include <limits>
 

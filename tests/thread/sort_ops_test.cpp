@@ -2,7 +2,8 @@
 // compositions of compare, where, reduce and arange) on every CPU engine — tl-scalar, tl-block
 // and the thread executor at num_warps 1, 2, 4 and 8 — against C++ references computed here:
 // std::stable_sort with NaN after every number (descending: the reverse order, NaN first),
-// reversal, indexing and counting. Inputs hold duplicates, -0.0 next to +0.0 (a stable sort
+// reversal, indexing and counting, on 1-D tiles and on 2-D ones (whose selection tiles are
+// 3-D). Inputs hold duplicates, -0.0 next to +0.0 (a stable sort
 // keeps their order), +-inf and NaN; sizes from smaller than a warp to several warps. Also the
 // front end's located errors.
 #include <algorithm>
@@ -99,6 +100,39 @@ TEST(SortOps, OneDimEveryEngine) {
           ++runs;
         });
     EXPECT_EQ(runs, 6) << "N=" << n;
+  }
+}
+
+// A 2-D tile: rows sorted descending, rows reversed (flip along 0), gather along axis 0.
+TEST(SortOps, TwoDimEveryEngine) {
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{4, 16}, {8, 8}}) {
+    const std::vector<float> x = mixedFloats(int64_t(m) * n);
+    std::vector<int32_t> idx(x.size());
+    uint32_t s = 99;
+    for (auto& i : idx) i = static_cast<int32_t>(lcg(s) >> 8) % m;
+    std::vector<float> srt(x.size()), flp(x.size()), gat(x.size());
+    for (int i = 0; i < m; ++i) {
+      std::vector<float> row(x.begin() + i * n, x.begin() + (i + 1) * n);
+      std::stable_sort(row.begin(), row.end(), [](float a, float b) { return a > b || (std::isnan(a) && !std::isnan(b)); });
+      std::copy(row.begin(), row.end(), srt.begin() + i * n);
+      for (int j = 0; j < n; ++j) {
+        flp[size_t(i * n + j)] = x[size_t((m - 1 - i) * n + j)];
+        gat[size_t(i * n + j)] = x[size_t(idx[size_t(i * n + j)] * n + j)];
+      }
+    }
+    const std::vector<LaunchOverride> ov = {{"M", std::to_string(m)}, {"N", std::to_string(n)}};
+    forEachEngine(
+        "sort_2d", ov,
+        [&](Memory& mem) {
+          fill(*mem.find("x"), x);
+          fill(*mem.find("idx"), idx);
+        },
+        [&](const Memory& mem, const std::string& engine) {
+          const std::string at = std::to_string(m) + "x" + std::to_string(n) + ", " + engine + ": ";
+          expectFloats(*mem.find("srt"), srt, at + "sort(descending=True) of rows");
+          expectFloats(*mem.find("flp"), flp, at + "flip(x, 0)");
+          expectFloats(*mem.find("gat"), gat, at + "gather(x, idx, 0)");
+        });
   }
 }
 
