@@ -4,6 +4,7 @@
 //   PtxResult r = kernelToPTX("softmax", 4, {{"N", "1024"}});
 //   EXPECT_TRUE(contains(r.ptx, "shfl.sync.bfly.b32"));
 //   PtxasInfo info = assemble(r, "sm_90");  // GTEST_SKIPs the calling test when ptxas is absent
+//   expectAssembles(fileToPTX("tests/thread/kernels/scan_1d.tl", 4), "scan_1d");
 #pragma once
 
 #include <gtest/gtest.h>
@@ -46,6 +47,23 @@ inline PtxResult kernelToPTX(const std::string& stem, int numWarps, const std::v
                              const PtxOptions& opts = {}) {
   ThreadCompilation tc = kernelToThreadIR(stem, numWarps, overrides);
   return compileToPTX(*tc.threadIR, opts);
+}
+
+// A .tl file of the repository (`relPath`, e.g. "tests/thread/kernels/scan_1d.tl") -> PTX at
+// `numWarps`; throws std::runtime_error with the front end's diagnostics when it does not compile.
+inline PtxResult fileToPTX(const std::string& relPath, int numWarps, const std::vector<LaunchOverride>& overrides = {}) {
+  std::ostringstream err;
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/" + relPath, overrides, err);
+  if (!k) throw std::runtime_error(relPath + ": " + err.str());
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, numWarps);
+  return compileToPTX(*tc.threadIR);
+}
+
+// ptxas -arch=sm_90 accepts `r` (callers start with TL_REQUIRE_PTXAS()).
+inline void expectAssembles(const PtxResult& r, const std::string& what) {
+  PtxasInfo info = runPtxas(r.ptx, "sm_90");
+  ASSERT_TRUE(info.ran) << info.skipped;
+  EXPECT_TRUE(info.ok) << what << ":\n" << info.log << "\n" << r.ptx;
 }
 
 // Thread IR text -> PTX (the text must parse; a parse error fails the test with diagnostics).

@@ -13,11 +13,7 @@ namespace tl::ptxtest {
 namespace {
 
 PtxResult libdevicePTX(int numWarps, const std::string& stem = "libdevice_ops") {
-  std::ostringstream err;
-  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/tests/thread/kernels/" + stem + ".tl", {}, err);
-  if (!k) throw std::runtime_error(stem + ": " + err.str());
-  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, numWarps);
-  return compileToPTX(*tc.threadIR);
+  return fileToPTX("tests/thread/kernels/" + stem + ".tl", numWarps);
 }
 
 TEST(LibdevicePtx, AssemblesInlineWithTheExpectedInstructions) {

@@ -12,17 +12,7 @@ namespace tl::ptxtest {
 namespace {
 
 PtxResult scanPTX(const std::string& stem, int numWarps, const std::vector<LaunchOverride>& overrides = {}) {
-  std::ostringstream err;
-  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/tests/thread/kernels/" + stem + ".tl", overrides, err);
-  if (!k) throw std::runtime_error(stem + ": " + err.str());
-  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, numWarps);
-  return compileToPTX(*tc.threadIR);
-}
-
-void expectAssembles(const PtxResult& r, const std::string& what) {
-  PtxasInfo info = runPtxas(r.ptx, "sm_90");
-  ASSERT_TRUE(info.ran) << info.skipped;
-  EXPECT_TRUE(info.ok) << what << ":\n" << info.log << "\n" << r.ptx;
+  return fileToPTX("tests/thread/kernels/" + stem + ".tl", numWarps, overrides);
 }
 
 TEST(ScanPtx, OneDimEveryForm) {
