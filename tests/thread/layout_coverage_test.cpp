@@ -10,22 +10,14 @@
 #include <vector>
 
 #include "ir/Layout.h"
+#include "layout_test_util.h"
 
 using namespace tl;
 
 namespace {
 
-int64_t numel(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
-
-int64_t flat(const Shape& s, const std::vector<int64_t>& c) {
-  int64_t i = 0;
-  for (size_t d = 0; d < s.size(); ++d) i = i * s[d] + c[d];
-  return i;
-}
+using layout_test::flat;
+using layout_test::numel;
 
 // Checks coverage and per-thread counts; returns "" or a description of the first problem.
 std::string checkCoverage(const Layout& l, const Shape& shape) {

@@ -61,4 +61,17 @@ inline std::vector<Op*> opsOfKind(const Function& fn, OpKind kind) {
   return out;
 }
 
+// The element count of a shape, and the row-major index of a coordinate in it.
+inline int64_t numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+inline int64_t flat(const Shape& s, const std::vector<int64_t>& c) {
+  int64_t i = 0;
+  for (size_t d = 0; d < s.size(); ++d) i = i * s[d] + c[d];
+  return i;
+}
+
 }  // namespace tl::layout_test
