@@ -84,4 +84,11 @@ inline std::string kernelWith(const std::string& launch, const std::string& para
   return "@launch(" + launch + ")\n@jit\ndef k(" + params + "):\n" + body;
 }
 
+// A --set override parsed from "NAME=EXPR" (a test failure when it does not parse).
+inline LaunchOverride ov(const std::string& text) {
+  LaunchOverride o;
+  EXPECT_TRUE(parseOverride(text, o)) << text;
+  return o;
+}
+
 }  // namespace tl::test

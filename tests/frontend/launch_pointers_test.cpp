@@ -13,11 +13,7 @@ namespace {
 
 using test::runFrontend;
 
-LaunchOverride ov(const std::string& text) {
-  LaunchOverride o;
-  EXPECT_TRUE(parseOverride(text, o)) << text;
-  return o;
-}
+using test::ov;
 
 const char* kTable =
     "@launch(N=8, A0=randn((N,), seed=1), A1=zeros((2, N), dtype=f16, output=True),\n"

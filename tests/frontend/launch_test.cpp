@@ -9,11 +9,7 @@ namespace {
 
 using test::runFrontend;
 
-LaunchOverride ov(const std::string& text) {
-  LaunchOverride o;
-  EXPECT_TRUE(parseOverride(text, o)) << text;
-  return o;
-}
+using test::ov;
 
 TEST(Launch, SoftmaxDefaults) {
   auto r = runFrontend(test::kSoftmax);
