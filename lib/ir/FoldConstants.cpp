@@ -287,6 +287,7 @@ bool foldOp(Op& op, DeferredEdits& edits) {
       return true;
     case OpCategory::Elementwise:
       if (op.kind == OpKind::AddPtr || op.kind == OpKind::PtrCast) return false;  // no pointer constants
+      if (op.kind == OpKind::CvtTf32) return false;  // (its rounding lives in runtime/FloatOps.h)
       return foldElementwise(op, in);
     case OpCategory::Reduction:
       return (op.kind == OpKind::Reduce || op.kind == OpKind::Argmax) && foldReduction(op, in[0]);

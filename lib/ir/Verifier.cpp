@@ -3,6 +3,7 @@
 
 #include "ir/Builder.h"
 #include "ir/Layout.h"
+#include "ir/MmaLayout.h"
 
 #include <unordered_set>
 
@@ -178,6 +179,20 @@ void verifyThreadOp(const Op& op, Check& c) {
       if (op.numOperands() == 3 && c.isMask(opd(2))) c.sameShape(opd(2), opd(1), "mask/value");
       break;
     }
+    case OpKind::Mma: {
+      if (!(c.operands(3, 3) && c.results(1))) break;
+      const Type &a = opd(0), &b = opd(1);
+      auto instr = a.isPtr || a.rank() != 1 ? std::nullopt : mmaInstrOf(a.dtype, static_cast<int>(a.numel()));
+      if (!instr) { c.fail("a must be an mma A fragment (<8xf16>, <8xbf16>, <4xf32>, <16xf8e4m3>, <16xf8e5m2>), got " + str(a)); break; }
+      if (!c.sameType(b, Type::tile(a.dtype, {instr->regs(MmaOperand::B)}), "b fragment")) break;
+      if (c.sameType(opd(2), Type::tile(DType::F32, {instr->regs(MmaOperand::C)}), "c fragment"))
+        c.sameType(res(), opd(2), "result");
+      break;
+    }
+    case OpKind::CvtTf32:
+      if (!(c.operands(1, 1) && c.results(1) && c.sameType(res(), opd(0), "result/operand"))) break;
+      if (opd(0).isPtr || opd(0).dtype != DType::F32) c.fail("needs f32 registers, got " + str(opd(0)));
+      break;
     case OpKind::LdShared:
       if (!(c.operands(1, 2) && c.results(1))) break;
       if (opd(0).isPtr || opd(0).dtype != DType::I32) { c.fail("addresses must be i32 byte offsets, got " + str(opd(0))); break; }
@@ -559,6 +574,8 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (r == 3) cs.insert(cs.begin(), a.shape[0]);
       if (c.sameType(acc.withoutLayout(), Type::tile(DType::F32, cs), "accumulator"))
         c.sameType(res(), acc, "result");
+      if (op.hasAttr("precision") && c.strAttrIn("precision", {"ieee", "tf32", "tf32x3"}) && a.dtype != DType::F32)
+        c.fail("precision applies to f32 inputs only, got " + str(a));
       break;
     }
     case OpKind::For: {
