@@ -593,11 +593,18 @@ PyVal Sema::builtinDot(const Expr& e) {
   Args a;
   if (!bindArgs(e, "dot", {"a", "b", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc", "out_dtype"}, 2, a))
     return PyVal::poison();
-  // Precision options: tilelab's dot multiplies in the inputs' dtype and accumulates in f32 (IEEE
-  // fp32 FMAs for f32 inputs: Triton's "ieee"); tensor cores, tf32 and tf32x3 are issue 13's.
+  // Precision of f32 inputs (Triton's input_precision / allow_tf32): "tf32" rounds them to tf32
+  // and runs on tensor cores, "ieee" multiplies in fp32. Triton's default is tf32, and so is a
+  // file that imports triton's; tilelab's own dialect defaults to ieee (docs/language.md).
   if (a.has(3) && !(a.vals[3].kind == PyVal::Kind::String &&
                     (a.vals[3].s == "ieee" || a.vals[3].s == "tf32" || a.vals[3].s == "tf32x3")))
     return fail(a.locs[3], "dot() input_precision must be \"ieee\", \"tf32\" or \"tf32x3\", got " + describe(a.vals[3]));
+  const bool allowGiven = a.has(4);
+  if (a.has(3) && allowGiven)
+    return fail(a.locs[4], "dot() takes input_precision or allow_tf32, not both (allow_tf32 is the older spelling)");
+  if (allowGiven && a.vals[4].kind != PyVal::Kind::Bool)
+    return fail(a.locs[4], "dot() allow_tf32 must be True or False, got " + describe(a.vals[4]));
+  std::string precision = a.has(3) ? a.vals[3].s : allowGiven ? (a.vals[4].i ? "tf32" : "ieee") : triton_ ? "tf32" : "ieee";
   if (a.has(6) && !(a.vals[6].kind == PyVal::Kind::DType && !a.vals[6].ptrTo && a.vals[6].dtype == DType::F32))
     return fail(a.locs[6], "dot() out_dtype must be tl.float32 (tilelab accumulates in f32), got " + describe(a.vals[6]));
   for (size_t k = 0; k < 2; ++k) {
@@ -639,7 +646,7 @@ PyVal Sema::builtinDot(const Expr& e) {
   } else {
     acc = materialize(PyVal::real(0), DType::F32, accType.shape, e.loc);
   }
-  return PyVal::value(at(e.loc).dot(x, y, acc));
+  return PyVal::value(at(e.loc).dot(x, y, acc, dt == DType::F32 && precision != "ieee" ? precision : ""));
 }
 
 PyVal Sema::builtinCdiv(const Expr& e) {

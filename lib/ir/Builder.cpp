@@ -146,8 +146,9 @@ Value* Builder::scan(const std::string& kind, Value* x, int axis, bool reverse) 
       ->result();
 }
 
-Value* Builder::dot(Value* a, Value* b, Value* acc) {
-  return create(OpKind::Dot, {a, b, acc}, {acc->type})->result();
+Value* Builder::dot(Value* a, Value* b, Value* acc, const std::string& precision) {
+  if (precision.empty()) return create(OpKind::Dot, {a, b, acc}, {acc->type})->result();
+  return create(OpKind::Dot, {a, b, acc}, {acc->type}, {{"precision", precision}})->result();
 }
 
 Op* Builder::forOp(Value* lo, Value* hi, Value* step, const std::vector<Value*>& inits) {

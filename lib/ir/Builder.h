@@ -72,7 +72,8 @@ class Builder {
   Value* reduce(const std::string& kind, Value* x, int axis);  // "sum" | "max" | "min"
   Value* argmax(Value* x, int axis);
   Value* scan(const std::string& kind, Value* x, int axis, bool reverse);  // "sum" | "prod" | "max" | "min"
-  Value* dot(Value* a, Value* b, Value* acc);
+  // precision: "" (none: IEEE), "ieee", "tf32" or "tf32x3" (f32 inputs; BlockOps.def)
+  Value* dot(Value* a, Value* b, Value* acc, const std::string& precision = "");
 
   // --- structure. forOp/ifOp create the op with empty regions; the caller fills them (the for
   // body's arguments — iv then one per init — are created here) and ends them with yield().

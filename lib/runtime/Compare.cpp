@@ -8,6 +8,7 @@
 //   fp8   e4m3 atol 2^-9, rtol 1/8 (one step of 3 mantissa bits); e5m2 atol 2^-16, rtol 1/4
 //         (the smallest subnormal, and one step of 2 mantissa bits)
 //   i1, i32, i64: exact
+//   f32 of a kernel with a tf32 dot (ToleranceOverride::tf32Dots): f16's, for tf32's 10 mantissa bits
 // Special values: NaN matches only NaN; an infinity matches only the same infinity (such a
 // mismatch counts as an infinite error). maxRelErr skips elements whose reference is 0.
 #include <algorithm>
@@ -31,10 +32,19 @@ void toleranceFor(DType dtype, double& atol, double& rtol) {
   }
 }
 
+bool usesTf32Dots(const Function& fn) {
+  bool found = false;
+  walk(fn.body, [&](Op& op) {
+    const std::string* p = op.kind == OpKind::Dot ? op.strAttrIf("precision") : nullptr;
+    found = found || (p && *p == "tf32");
+  });
+  return found;
+}
+
 Comparison compareBuffers(const Buffer& reference, const Buffer& got, const ToleranceOverride& tol) {
   Comparison c;
   c.name = reference.name;
-  toleranceFor(reference.dtype, c.atol, c.rtol);
+  toleranceFor(reference.dtype == DType::F32 && tol.tf32Dots ? DType::F16 : reference.dtype, c.atol, c.rtol);
   if (tol.atol >= 0) c.atol = tol.atol;
   if (tol.rtol >= 0) c.rtol = tol.rtol;
   if (reference.dtype != got.dtype) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +26,19 @@ inline float floatMinimum(float a, float b) {
   if (std::isnan(b)) return b;
   if (a == b) return std::signbit(a) ? a : b;  // -0 beats +0
   return a < b ? a : b;
+}
+
+// f32 -> tf32 (8-bit exponent, 10-bit mantissa, kept in an f32) rounding to nearest with ties
+// away from zero, as PTX's cvt.rna.tf32.f32: what a dot with precision "tf32" does to each input
+// in every engine, before products that are then exact in f32. NaN and infinities pass; a value
+// that rounds past the largest finite tf32 becomes an infinity.
+inline float roundToTf32(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  if ((bits & 0x7f800000u) == 0x7f800000u) return v;  // inf, NaN
+  bits = (bits + 0x1000u) & ~0x1fffu;                  // half an ulp of the 13 dropped bits, magnitude-wise
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
 }
 
 // The unary float ops, computed in float precision with libm's float functions (expf, logf,

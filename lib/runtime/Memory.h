@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "frontend/Launch.h"
+#include "ir/IR.h"
 #include "ir/Type.h"
 #include "runtime/Fp8.h"  // the fp8 conversions (floatToE4M3, ...)
 
@@ -142,7 +143,13 @@ void toleranceFor(DType dtype, double& atol, double& rtol);
 // the result is near zero: the user says how much more they accept.
 struct ToleranceOverride {
   double atol = -1, rtol = -1;
+  // The kernel has a dot in tf32 precision (usesTf32Dots): its f32 results are made from inputs
+  // with 10-bit mantissas, and an input one f32 ulp off in another stage may round to the next
+  // tf32 value, so f32 outputs are compared with f16's tolerance (the same mantissa width).
+  bool tf32Dots = false;
 };
+// True when `fn` has a dot with precision "tf32" (in any region).
+bool usesTf32Dots(const Function& fn);
 Comparison compareBuffers(const Buffer& reference, const Buffer& got, const ToleranceOverride& tol = {});
 
 }  // namespace tl

@@ -204,6 +204,11 @@ class Planner {
         break;
       case OpKind::Arange: s.intValue = op.intAttr("start"); break;
       case OpKind::Split: s.intValue = op.intAttr("index"); break;
+      case OpKind::Dot: {  // intValue: 1 for precision "tf32"
+        const std::string* p = op.strAttrIf("precision");
+        s.intValue = p && *p == "tf32";
+        break;
+      }
       case OpKind::Trans: s.order = transOrder(op); break;
       case OpKind::Cmp: s.pred = parsePred(op.strAttr("pred")); break;
       case OpKind::Yield:
@@ -814,7 +819,7 @@ class Engine {
       case OpKind::Reduce: block::reduce(s.reduceKind, static_cast<int>(s.axis), in(0), *out); break;
       case OpKind::Argmax: block::argmax(static_cast<int>(s.axis), in(0), *out); break;
       case OpKind::Scan: block::scan(s.scanKind, static_cast<int>(s.axis), s.intValue != 0, in(0), *out); break;
-      case OpKind::Dot: block::dot(in(0), in(1), in(2), *out); break;
+      case OpKind::Dot: block::dot(in(0), in(1), in(2), *out, s.intValue != 0); break;
       case OpKind::For: execFor(s); break;
       case OpKind::If: execIf(s); break;
       case OpKind::Yield:

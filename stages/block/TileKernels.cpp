@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "runtime/DevicePrint.h"
+#include "runtime/FloatOps.h"
 #include "runtime/Memory.h"
 
 namespace tl::block {
@@ -639,12 +640,22 @@ void scan(ScanKind kind, int axis, bool reverse, const Tile& in, Tile& out) {
 
 static void dotOne(const float* __restrict A, const float* __restrict B, float* __restrict Y, int64_t M, int64_t K, int64_t N);
 
-void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out) {
+void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out, bool tf32) {
   const int64_t batches = a.rank == 3 ? a.dims[0] : 1;
   const int64_t M = a.rows / batches, K = a.cols, N = b.cols;
   std::copy_n(acc.f32.data(), batches * M * N, out.f32.data());
+  std::vector<float> ra, rb;  // the inputs rounded to tf32
+  const float *pa = a.f32.data(), *pb = b.f32.data();
+  if (tf32) {
+    ra.resize(static_cast<size_t>(batches * M * K));
+    rb.resize(static_cast<size_t>(batches * K * N));
+    std::transform(pa, pa + ra.size(), ra.begin(), roundToTf32);
+    std::transform(pb, pb + rb.size(), rb.begin(), roundToTf32);
+    pa = ra.data();
+    pb = rb.data();
+  }
   for (int64_t bi = 0; bi < batches; ++bi)
-    dotOne(a.f32.data() + bi * M * K, b.f32.data() + bi * K * N, out.f32.data() + bi * M * N, M, K, N);
+    dotOne(pa + bi * M * K, pb + bi * K * N, out.f32.data() + bi * M * N, M, K, N);
 }
 
 // Y[M][N] += A[M][K] @ B[K][N].

@@ -75,8 +75,9 @@ void argmax(int axis, const Tile& in, Tile& out);
 // Inclusive scan along `axis` in the reference's sequential order (from index 0, or from the
 // end with `reverse`), each step rounded to the dtype: matches tl-scalar bit for bit.
 void scan(ScanKind kind, int axis, bool reverse, const Tile& in, Tile& out);
-// out = acc + a @ b, accumulated in f32 (rank 3: one product per leading batch index).
-void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out);
+// out = acc + a @ b, accumulated in f32 (rank 3: one product per leading batch index); `tf32`
+// rounds every input to tf32 first (precision "tf32").
+void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out, bool tf32 = false);
 // device_print: element i of t as runtime/DevicePrint.h writes it (printInt / printFloat /
 // printPointer of the element's dtype).
 std::string elementText(const Tile& t, int64_t i, bool hex);

@@ -53,7 +53,8 @@
 //   - dot (batched: for each leading index separately):
 //     out[m][n] = acc[m][n] + a[m][0]*b[0][n] + a[m][1]*b[1][n] + ... in increasing k, with
 //     a and b converted to f32 and every product and every sum rounded to f32 (no fused
-//     multiply-add).
+//     multiply-add); with precision "tf32" each input is first rounded to tf32 (roundToTf32,
+//     runtime/FloatOps.h), so the products are exact.
 //   - addptr: pointer + offset * dtypeBytes(pointee) (offsets are element counts; i32 offsets
 //     sign-extend; addresses wrap modulo 2^64).
 //   - ptrcast: the element's 64-bit value, retyped (i64 <-> pointer); a pointer loaded from
@@ -771,14 +772,17 @@ class ScalarInterpreter {
     const int r = a.type.rank();
     const int64_t B = r == 3 ? a.type.shape[0] : 1, M = a.type.shape[r - 2], K = a.type.shape[r - 1], N = b.type.shape[r - 1];
     Tile out = emptyLike(op.result()->type);
+    const std::string* precision = op.strAttrIf("precision");
+    const bool tf32 = precision && *precision == "tf32";
+    auto in = [&](double v) { return tf32 ? roundToTf32(static_cast<float>(v)) : static_cast<float>(v); };
     for (int64_t bi = 0; bi < B; ++bi)
       for (int64_t m = 0; m < M; ++m)
         for (int64_t n = 0; n < N; ++n) {
           const size_t at = static_cast<size_t>((bi * M + m) * N + n);
           float s = static_cast<float>(acc.elems[at].f);
           for (int64_t k = 0; k < K; ++k) {
-            float x = static_cast<float>(a.elems[static_cast<size_t>((bi * M + m) * K + k)].f);
-            float y = static_cast<float>(b.elems[static_cast<size_t>((bi * K + k) * N + n)].f);
+            float x = in(a.elems[static_cast<size_t>((bi * M + m) * K + k)].f);
+            float y = in(b.elems[static_cast<size_t>((bi * K + k) * N + n)].f);
             float prod = x * y;
             s = s + prod;
           }

@@ -5,13 +5,14 @@
 //                 along axis 1 and (reverse) axis 0;
 //   Shape         tl.reshape / tl.view (row-major), tl.permute, tl.trans with dims, tl.join,
 //                 tl.split (Triton tutorial 09's reshape-permute-split epilogue among them);
-//   BatchedDot    tl.dot of [B, M, K] @ [B, K, N] + acc, f32 and f16 operands;
+//   BatchedDot    tl.dot of [B, M, K] @ [B, K, N] + acc, f32 (tf32, Triton's default) and f16 operands;
 //   Tutorial09Epilogue  kernels/triton/t09_matmul_descriptor.tl (reshape [BM, BN] to
 //                 [BM, 2, BN/2], permute, split, two descriptor stores) against C = A @ B^T.
 // The engines are separate tests: Rank3Scalar.* (tl-scalar), Rank3Block.* (tl-block) and
 // Rank3Thread.* (the thread pipeline on the warp executor at num_warps 1, 2, 4, 8, with the
 // automatic conversions and with --keep-layouts).
 #include "rank3_util.h"
+#include "runtime/FloatOps.h"
 
 namespace tl::rank3 {
 namespace {
@@ -154,7 +155,7 @@ Outputs dotRef(const Memory& in, const LaunchConfig& l) {
         double s = c[static_cast<size_t>((bi * M + m) * N + n)], s16 = 0;
         for (int64_t k = 0; k < K; ++k) {
           const double x = a[static_cast<size_t>((bi * M + m) * K + k)], y = b[static_cast<size_t>((bi * K + k) * N + n)];
-          s += x * y;
+          s += double(roundToTf32(float(x))) * double(roundToTf32(float(y)));  // f32 tl.dot: Triton's default tf32
           s16 += double(toF16(x)) * double(toF16(y));
         }
         out.push_back(s);

@@ -6,6 +6,8 @@
 
 #include "TritonOracles.h"
 
+#include "runtime/FloatOps.h"
+
 namespace tl::triton_tests {
 namespace {
 
@@ -156,9 +158,12 @@ OracleResult quantMatmul(const Memory& mem, const Launch& l) {
       const int64_t zero = nibbleOf(offset.integer(r), c / kGroup);
       wrow[static_cast<size_t>(c)] = scale[r * groups + c / kGroup] * static_cast<double>(q - zero);
     }
+    // The kernel's tl.dot of f32 tiles takes Triton's default precision, tf32: both operands
+    // rounded to tf32 (ties away from zero), the products exact.
+    auto tf32 = [](double v) { return double(roundToTf32(static_cast<float>(v))); };
     for (int64_t n = 0; n < n1; ++n) {
       double s = 0;
-      for (int64_t c = 0; c < mid; ++c) s += wrow[static_cast<size_t>(c)] * act[c * n1 + n];
+      for (int64_t c = 0; c < mid; ++c) s += tf32(wrow[static_cast<size_t>(c)]) * tf32(act[c * n1 + n]);
       z[r * n1 + n] = s;
     }
   }

@@ -73,7 +73,9 @@ int expectOutputsMatch(const ScalarResult& ref, const Memory& got, const std::st
       ADD_FAILURE() << what << ": no buffer " << want.name;
       continue;
     }
-    Comparison c = compareBuffers(want, *g);
+    ToleranceOverride tol;
+    tol.tf32Dots = usesTf32Dots(*ref.compiled.fn);  // tf32 results compare at tf32's precision
+    Comparison c = compareBuffers(want, *g, tol);
     EXPECT_TRUE(c.pass) << what << " vs tl-scalar: " << describe(c, want, *g);
     ++checked;
   }
@@ -107,7 +109,9 @@ TEST_P(TritonKernel, ScalarVsOracle) {
     ASSERT_EQ(static_cast<int64_t>(it->second.size()), got.numel()) << got.name;
     Buffer ref = got;  // the oracle's values rounded to the output's dtype
     for (int64_t i = 0; i < ref.numel(); ++i) ref.setF(i, it->second[static_cast<size_t>(i)]);
-    Comparison c = compareBuffers(ref, got);
+    ToleranceOverride tol;
+    tol.tf32Dots = usesTf32Dots(*run.compiled.fn);  // Triton's default tf32 dots: the oracle is exact
+    Comparison c = compareBuffers(ref, got, tol);
     EXPECT_TRUE(c.pass) << "tl-scalar vs oracle (" << oracle->summary << "), "
                         << variantName(variant) << " size: " << describe(c, ref, got);
   }
