@@ -32,6 +32,13 @@
 //   - Atomics (atom_global, atom_cas_global) apply lane by lane, register by register, each
 //     element's read-modify-write finishing before the next starts; one warp instruction runs at
 //     a time, so every atomic is indivisible across lanes, warps and blocks.
+//   - mma (tensor cores) needs every lane of the warp active. It gathers the A, B and C
+//     fragments of all 32 lanes into matrices by the PTX ISA's tables (ir/MmaLayout.h), computes
+//     each D element as C + sum of the k products in double precision (exact for f16, bf16,
+//     tf32 and fp8 products and these sums) rounded once to f32, and scatters D back. A tf32
+//     input's low 13 mantissa bits are ignored, as the hardware does (cvt_tf32 rounds first).
+//     The hardware's internal order and truncation are not documented: D may differ from the
+//     GPU's in the last bits.
 //   - Shared memory is per block, filled with 0xFF bytes at the start of every block ("poison":
 //     an f32 read before any write gives NaN, an i32 gives -1), so reading uninitialized shared
 //     memory shows up as wrong results instead of passing by luck with zeros.
@@ -39,6 +46,7 @@
 
 #include "runtime/Arguments.h"
 #include "runtime/Budget.h"
+#include "runtime/FloatOps.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -47,6 +55,7 @@
 #include <string>
 
 #include "ir/FileRead.h"  // formatByteLimit
+#include "ir/MmaLayout.h"
 #include "ir/Verifier.h"
 #include "sim/ElementOps.h"
 #include "sim/ExecutorMemory.h"
@@ -567,6 +576,8 @@ class Executor : public sim::exec::MachineState {
         break;
       }
       case OpKind::ShflXor: case OpKind::ShflIdx: execShuffle(w, op, mask); break;
+      case OpKind::Mma: execMma(w, op, mask); break;
+      case OpKind::CvtTf32: map1(w, op, mask, [](Slot x) { return sim::fromF(roundToTf32(sim::asF(x))); }); break;
       case OpKind::LdGlobal: execLdGlobal(w, op, mask); break;
       case OpKind::StGlobal: execStGlobal(w, op, mask); break;
       case OpKind::LdShared: execLdShared(w, op, mask); break;
@@ -677,6 +688,51 @@ class Executor : public sim::exec::MachineState {
     });
   }
 
+  // mma: D = A @ B + C over the whole warp's fragments (the rule at the top of this file).
+  void execMma(Warp& w, const COp& op, uint32_t mask) {
+    if (mask != 0xffffffffu)
+      fail(op, "mma needs all 32 lanes of the warp active (mma.sync.aligned), active lanes: " + laneList(mask) +
+                   where(w, __builtin_ctz(mask), op));
+    const DType in = op.in[0].dtype;
+    const auto instr = mmaInstrOf(in, static_cast<int>(op.in[0].n));
+    if (!instr) fail(op, "internal: mma with an unknown fragment type");
+    const int nA = instr->regs(MmaOperand::A), nB = instr->regs(MmaOperand::B);
+    std::vector<double> A(size_t(instr->m * instr->k)), B(size_t(instr->k * instr->n)), D(size_t(instr->m * instr->n));
+    auto value = [&](Slot s) {
+      float f = sim::asF(s);
+      if (in == DType::F32) f = sim::asF(s & ~Slot(0x1fff));  // the tensor core reads tf32
+      return double(f);
+    };
+    const Slot* a = &w.regs[op.in[0].off];
+    const Slot* b = &w.regs[op.in[1].off];
+    const Slot* c = &w.regs[op.in[2].off];
+    for (int l = 0; l < kWarpSize; ++l) {
+      for (int e = 0; e < nA; ++e) {
+        auto [r, k] = mmaFragmentCoord(*instr, MmaOperand::A, l, e);
+        A[size_t(r * instr->k + k)] = value(a[l * nA + e]);
+      }
+      for (int e = 0; e < nB; ++e) {
+        auto [k, n] = mmaFragmentCoord(*instr, MmaOperand::B, l, e);
+        B[size_t(k * instr->n + n)] = value(b[l * nB + e]);
+      }
+      for (int e = 0; e < 4; ++e) {
+        auto [r, n] = mmaFragmentCoord(*instr, MmaOperand::C, l, e);
+        D[size_t(r * instr->n + n)] = sim::asF(c[l * 4 + e]);
+      }
+    }
+    for (int r = 0; r < instr->m; ++r)
+      for (int n = 0; n < instr->n; ++n) {
+        double sum = D[size_t(r * instr->n + n)];
+        for (int k = 0; k < instr->k; ++k) sum += A[size_t(r * instr->k + k)] * B[size_t(k * instr->n + n)];
+        D[size_t(r * instr->n + n)] = sum;
+      }
+    Slot* out = &w.regs[op.out[0].off];
+    for (int l = 0; l < kWarpSize; ++l)
+      for (int e = 0; e < 4; ++e) {
+        auto [r, n] = mmaFragmentCoord(*instr, MmaOperand::C, l, e);
+        out[l * 4 + e] = sim::fromF(static_cast<float>(D[size_t(r * instr->n + n)]));
+      }
+  }
 };
 
 }  // namespace

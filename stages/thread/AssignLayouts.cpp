@@ -159,6 +159,48 @@ MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisIn
   return a;
 }
 
+DotPlan planDot(const Op& dot, int numWarps) {
+  DotPlan p;
+  const Type &a = dot.operand(0)->type, &c = dot.operand(2)->type;
+  const std::string* precision = dot.strAttrIf("precision");
+  const bool tf32 = precision && *precision == "tf32";
+  auto instr = mmaInstrFor(a.dtype, tf32);
+  if (!instr) {
+    p.why = precision && *precision == "tf32x3" ? "FMAs: tf32x3 is computed in IEEE fp32 (its 3-pass tensor-core form is not built)"
+                                                : "FMAs: f32 inputs in IEEE precision (input_precision=\"tf32\" uses tensor cores)";
+    return p;
+  }
+  if (a.rank() != 2) {
+    p.why = "FMAs: a batched dot runs on FMAs (tensor cores take 2-D dots)";
+    return p;
+  }
+  const int64_t M = c.shape[0], N = c.shape[1], K = a.shape[1];
+  if (K % instr->k != 0) {
+    p.why = "FMAs: K = " + std::to_string(K) + " is not a multiple of " + instr->shapeName() + "'s k = " + std::to_string(instr->k);
+    return p;
+  }
+  std::string why;
+  p.accLayout = mmaAccumulatorLayout(M, N, numWarps, &why);
+  if (!p.accLayout) {
+    p.why = "FMAs: " + why;
+    return p;
+  }
+  p.instr = instr;
+  const auto& w = p.accLayout->warpsPerCTA();
+  p.why = "tensor cores: " + instr->ptx() + ", warps " + std::to_string(w[0]) + " x " + std::to_string(w[1]) + ", " +
+          std::to_string(M / (16 * w[0]) * (N / (8 * w[1])) * (K / instr->k)) + " mma per warp";
+  return p;
+}
+
+std::string explainDots(const Function& fn, int numWarps) {
+  std::string out;
+  walk(fn.body, [&](Op& op) {
+    if (op.kind != OpKind::Dot) return;
+    out += "  dot at " + std::to_string(op.loc.line) + ":" + std::to_string(op.loc.col) + ": " + planDot(op, numWarps).why + "\n";
+  });
+  return out;
+}
+
 namespace {
 
 class Assigner {
@@ -172,6 +214,8 @@ class Assigner {
     size_t memOps = 0;
     walk(fn_.body, [&](Op& op) {
       for (size_t i = 0; i < op.numOperands(); ++i) uses_[op.operand(i)].push_back({&op, i});
+      if (op.kind == OpKind::Dot)
+        if (LayoutPtr l = planDot(op, numWarps_).accLayout) mma_[&op] = l;
       if ((op.kind == OpKind::Load || op.kind == OpKind::Store)) {
         MemoryAnchor a = memoryAnchor(op, axes_, numWarps_);
         op.setAttr(kVecAttr, int64_t(a.vec));
@@ -207,6 +251,7 @@ class Assigner {
   std::unordered_set<const Op*> reanchored_;  // keepLayouts: loads already moved
   std::map<const Value*, AxisInfo> axes_;
   std::unordered_map<const Op*, LayoutPtr> anchors_;
+  std::unordered_map<const Op*, LayoutPtr> mma_;  // dots on tensor cores: their accumulator layout
   std::unordered_map<const Value*, std::vector<std::pair<Op*, size_t>>> uses_;
   std::unordered_map<const Value*, std::vector<LayoutPtr>> cands_;
   std::unordered_map<const Value*, LayoutPtr> wants_;
@@ -240,7 +285,7 @@ class Assigner {
           if (LayoutPtr h = splitLayout(*l)) out.push_back({op.result(), h});
         break;
       case OpCategory::Reduction:
-        if (op.kind == OpKind::Dot && idx == 2) out.push_back({op.result(), l});
+        if (op.kind == OpKind::Dot && idx == 2 && !mma_.count(&op)) out.push_back({op.result(), l});
         if (op.kind == OpKind::Scan) out.push_back({op.result(), l});  // a scan keeps its operand's layout
         else if (op.kind != OpKind::Dot && op.result()->type.isTile())
           out.push_back({op.result(), Layout::slice(static_cast<int>(op.intAttr("axis")), l)});
@@ -285,6 +330,7 @@ class Assigner {
     };
     walk(fn_.body, [&](Op& op) {
       if (op.kind == OpKind::Load && anchors_.count(&op)) add(op.result(), anchors_[&op]);
+      if (op.kind == OpKind::Dot && mma_.count(&op)) add(op.result(), mma_[&op]);  // tensor cores fix it
     });
     while (!work.empty()) {
       auto [v, l] = work.front();
@@ -471,7 +517,10 @@ class Assigner {
         if (LayoutPtr h = in ? splitLayout(*in) : nullptr) return h;
         return choose(res);
       }
-      case OpKind::Dot: return op.operand(2)->type.layout;
+      case OpKind::Dot: {
+        auto it = mma_.find(&op);
+        return it != mma_.end() ? it->second : op.operand(2)->type.layout;
+      }
       case OpKind::ExpandDims: {
         const LayoutPtr& in = op.operand(0)->type.layout;
         if (in && in->kind() == Layout::Kind::Slice && in->sliceDim() == op.intAttr("axis")) return in->parent();

@@ -24,6 +24,7 @@
 #include "frontend/Launch.h"
 #include "ir/IR.h"
 #include "ir/Layout.h"
+#include "ir/MmaLayout.h"
 #include "ir/Pass.h"
 
 namespace tl {
@@ -100,5 +101,19 @@ MemoryAnchor memoryAnchor(const Op& memOp, const std::map<const Value*, AxisInfo
 // capped by the elements each thread holds consecutively along it; `order` lists the value
 // dimensions in the layout's order.
 MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, const LayoutPtr& layout);
+
+// Tensor cores for a dot (block op Dot): the mma instruction its inputs and precision select
+// (ir/MmaLayout.h), and the accumulator layout assign-layouts gives it, or nullptr with the
+// reason in `why` when it runs on FMAs instead (f32 in IEEE precision, batched, or a shape that
+// does not divide into the instruction's 16 x 8 x k pieces for numWarps warps). The lowering
+// uses tensor cores exactly when the dot's accumulator has this layout.
+struct DotPlan {
+  std::optional<MmaInstr> instr;  // set when the dot runs on tensor cores
+  LayoutPtr accLayout;            // mmaAccumulatorLayout(M, N, numWarps), or nullptr
+  std::string why;                // "mma.sync.aligned.m16n8k16...: warps 2 x 2" or why not
+};
+DotPlan planDot(const Op& dot, int numWarps);
+// One line per dot of the block IR: where it is and planDot's decision (tl-thread --explain-layouts).
+std::string explainDots(const Function& fn, int numWarps);
 
 }  // namespace tl

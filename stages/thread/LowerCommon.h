@@ -20,6 +20,8 @@
 #include "ir/Builder.h"
 #include "ir/IR.h"
 #include "ir/Layout.h"
+#include "ir/MmaLayout.h"
+#include "thread/Layouts.h"
 #include "thread/Lowering.h"
 
 namespace tl::lower {
@@ -130,6 +132,7 @@ class Lowerer {
   std::vector<int64_t> groupedOrder(const LayoutGeom& g, int axisRootDim, int64_t j) const;
   void lowerScan(const Op& op);                // LowerScan.cpp
   void lowerDot(const Op& op);                 // LowerDot.cpp
+  void lowerDotMma(const Op& op, const MmaInstr& instr);  // ... on tensor cores
   void lowerConvertLayout(const Op& op);       // LowerConvert.cpp
   // Moves `regs` (a tile of srcType) into dstType's registers through shared memory; dst dim
   // j reads source dim srcDimOfDst[j] (-1: none; source dims of extent 1 read index 0).

@@ -1,5 +1,30 @@
 // Lowering of dot: acc + a @ b, each thread computing the accumulator elements it owns.
 //
+// Two forms, chosen by the accumulator's layout (planDot, stages/thread/Layouts.h, decided it in
+// assign-layouts):
+//
+// A. Tensor cores, when acc has the mma accumulator layout (ir/MmaLayout.h).
+// Expects: 2-D a <M x K>, b <K x N> of f16 / bf16 / f8e4m3 / f8e5m2, or f32 with precision
+// "tf32"; acc <M x N x f32> in mmaAccumulatorLayout(M, N, numWarps) = #blocked<spt=[1,2],
+// tpw=[8,4], wpc=[W0,W1], order=[1,0]>; K a multiple of the instruction's k.
+// Guarantees:
+//   1. staging: every thread st_shared's the a and b elements it is the first owner of, a as
+//      [M][K + pad] and b transposed as [N][K + pad] (pad: 16 bytes of elements, so the row
+//      stride moves each of a fragment load's 8 rows to other banks: conflict-free), then a
+//      barrier;
+//   2. per k step of the instruction's k (a thread-level for, or unrolled when K/k <= 8): warp
+//      (w0, w1) loads, for each of its M/(16*W0) m-tiles, the A fragment of the tile's 16 rows
+//      (rows (2i)*8*W0 + 8*w0 + g and (2i+1)*8*W0 + 8*w0 + g, g = lane/4: exactly the rows its
+//      accumulator registers hold), and for each of its N/(8*W1) n-tiles the B fragment of the
+//      tile's 8 columns, with ld_shared of kRun consecutive elements (4 bytes); f32 inputs are
+//      rounded with cvt_tf32; then one `mma` per (m-tile, n-tile), the C fragment being 4 of
+//      the accumulator's registers (the register map is derived from Layout::coords and the
+//      ISA's C table, and checked for every lane);
+//   3. a barrier after the k steps, before the buffers may be reused.
+// The mma adds its k products to the accumulator in one step (the executor: exactly, then one
+// rounding to f32), so results differ from tl-scalar's sequential f32 sum by rounding.
+//
+// B. FMAs, any other layout.
 // Expects: a <M x K> and b <K x N> float tiles of one dtype, acc <M x N x f32>, each with a
 // layout (any three layouts); the result has acc's type and layout. Batched: <B x M x K>,
 // <B x K x N>, <B x M x N x f32>: the same with the batch coordinate of each accumulator
@@ -10,18 +35,24 @@
 //      then a barrier;
 //   2. a thread-level `for k in [0, K)` carries the accumulator registers; each iteration
 //      ld_shared's A[m_r][k] and B[k][n_r] for every accumulator register r (m_r, n_r: its
-//      coordinates, index math hoisted before the loop), converts f16/bf16/fp8 to f32, and does
-//      `fma(a, b, acc)` register by register;
+//      coordinates, index math hoisted before the loop), converts f16/bf16/fp8 to f32 (f32 with
+//      precision "tf32": cvt_tf32), and does `fma(a, b, acc)` register by register;
 //   3. a barrier after the loop, before the buffers may be reused.
 // The sum runs over k in increasing order like tl-scalar's, but each step is one fused
 // multiply-add (tl-scalar rounds the product and the sum separately): results may differ by
 // rounding.
+#include <map>
+
 #include "thread/LowerCommon.h"
 
 namespace tl::lower {
 
 void Lowerer::lowerDot(const Op& op) {
   const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
+  if (DotPlan plan = planDot(op, src_.numWarps); plan.instr && cT.layout && *cT.layout == *plan.accLayout) {
+    lowerDotMma(op, *plan.instr);
+    return;
+  }
   const int r = aT.rank();  // 2, or 3: batched, dim 0 the batch
   const int64_t B = r == 3 ? aT.shape[0] : 1, M = aT.shape[r - 2], K = aT.shape[r - 1], N = bT.shape[r - 1];
   int bytes = dtypeBytes(aT.dtype);
@@ -63,6 +94,9 @@ void Lowerer::lowerDot(const Op& op) {
   if (aT.dtype != DType::F32) {
     av = b_.convert(av, DType::F32);
     bv = b_.convert(bv, DType::F32);
+  } else if (const std::string* p = op.strAttrIf("precision"); p && *p == "tf32") {
+    av = b_.create(OpKind::CvtTf32, {av}, {av->type})->result();
+    bv = b_.create(OpKind::CvtTf32, {bv}, {bv->type})->result();
   }
   Value* next = b_.create(OpKind::Fma, {av, bv, c}, {c->type})->result();
   b_.yield({next});
@@ -71,6 +105,161 @@ void Lowerer::lowerDot(const Op& op) {
   // 3. the buffers may be reused after every thread has finished reading them.
   barrier();
   set(op.result(), loop->result(0));
+}
+
+}  // namespace tl::lower
+
+namespace tl::lower {
+
+// Form A (the contract at the top).
+void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
+  const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
+  const int64_t M = aT.shape[0], K = aT.shape[1], N = bT.shape[1];
+  const int bytes = dtypeBytes(aT.dtype);
+  const int64_t S = K + 16 / bytes;  // the staged rows' stride in elements (16 bytes of padding)
+  const auto& wpc = cT.layout->warpsPerCTA();
+  const int W0 = wpc[0], W1 = wpc[1];
+  const int64_t mTiles = M / (16 * W0), nTiles = N / (8 * W1), kSteps = K / instr.k;
+  const int nA = instr.regs(MmaOperand::A), nB = instr.regs(MmaOperand::B), run = instr.kRun();
+
+  // 1. staging: a as [M][S], b transposed as [N][S].
+  Value* aBase = sharedBase(M * S * bytes, "dot operand a [M][K+pad] (tensor cores)");
+  Value* bBase = sharedBase(N * S * bytes, "dot operand b transposed [N][K+pad] (tensor cores)");
+  LayoutGeom ga = LayoutGeom::of(*aT.layout, aT.shape), gb = LayoutGeom::of(*bT.layout, bT.shape);
+  Value* maskA = ownerMask(ga);
+  Value* aIdx = bin(OpKind::Add, mulC(coord(ga, 0), S), coord(ga, 1));
+  Value* valA = get(op.operand(0));
+  stShared(sharedAddr(aIdx, bytes, aBase), valA, maskA);
+  Value* maskB = ownerMask(gb);
+  Value* bIdx = bin(OpKind::Add, mulC(coord(gb, 1), S), coord(gb, 0));
+  Value* valB = get(op.operand(1));
+  stShared(sharedAddr(bIdx, bytes, bBase), valB, maskB);
+  barrier();
+
+  // The fragment tables have the shape the loads below rely on: A row g + (row at lane 0), col
+  // kRun*t + (col at lane 0); B row kRun*t + (row at lane 0), col g.
+  for (int l = 0; l < kWarpSize; ++l) {
+    const int g = l >> 2, t = l & 3;
+    for (int e = 0; e < nA; ++e) {
+      auto [r, c] = mmaFragmentCoord(instr, MmaOperand::A, l, e);
+      auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::A, 0, e);
+      if (r != r0 + g || c != c0 + run * t) fail("internal: unexpected mma A fragment table for " + instr.ptx());
+    }
+    for (int e = 0; e < nB; ++e) {
+      auto [r, c] = mmaFragmentCoord(instr, MmaOperand::B, l, e);
+      auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::B, 0, e);
+      if (r != r0 + run * t || c != g || c0 != 0) fail("internal: unexpected mma B fragment table for " + instr.ptx());
+    }
+  }
+
+  // Fragment addresses at k = 0. Warp (w0, w1) = (warp / W1, warp % W1); g = lane / 4, t = lane % 4.
+  Value* g = divC(lane_, 4);
+  Value* t = andC(lane_, 3);
+  Value* w0 = divC(warp_, W1);
+  Value* w1 = W1 > 1 ? andC(warp_, W1 - 1) : constI32(0);
+  Value* runT = mulC(t, run);
+  Value* aThread = bin(OpKind::Add, mulC(bin(OpKind::Add, mulC(w0, 8), g), S), runT);  // row 8*w0 + g, col kRun*t
+  Value* bThread = bin(OpKind::Add, mulC(bin(OpKind::Add, mulC(w1, 8), g), S), runT);
+  Value* aThreadAddr = sharedAddr(aThread, bytes, aBase);
+  Value* bThreadAddr = sharedAddr(bThread, bytes, bBase);
+  auto staticVec = [&](const std::vector<int64_t>& v) {
+    std::vector<Value*> regs;
+    for (int64_t x : v) regs.push_back(constI32(x));
+    return b_.create(OpKind::Pack, regs, {Type::tile(DType::I32, {int64_t(v.size())})})->result();
+  };
+  std::vector<Value*> aAddr, bAddr;
+  for (int64_t i = 0; i < mTiles; ++i) {
+    std::vector<int64_t> off;
+    for (int e = 0; e < nA; ++e) {
+      auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::A, 0, e);
+      off.push_back(((2 * i + r0 / 8) * 8 * W0 * S + c0) * bytes);
+    }
+    Value* o = staticVec(off);
+    aAddr.push_back(bin(OpKind::Add, splatTo(aThreadAddr, nA), o));
+  }
+  for (int64_t j = 0; j < nTiles; ++j) {
+    std::vector<int64_t> off;
+    for (int e = 0; e < nB; ++e) off.push_back((j * 8 * W1 * S + mmaFragmentCoord(instr, MmaOperand::B, 0, e).first) * bytes);
+    Value* o = staticVec(off);
+    bAddr.push_back(bin(OpKind::Add, splatTo(bThreadAddr, nB), o));
+  }
+
+  // The accumulator register of each C fragment element, from the layout, the same for every lane.
+  LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
+  std::vector<int64_t> cReg(static_cast<size_t>(mTiles * nTiles * 4), -1);
+  for (int warp : {0, W0 * W1 - 1})
+    for (int l = 0; l < kWarpSize; ++l) {
+      const int thread = warp * kWarpSize + l, w0v = warp / W1, w1v = warp % W1;
+      std::map<std::pair<int64_t, int64_t>, int64_t> regAt;
+      for (int64_t r = 0; r < gc.numRegs; ++r) {
+        auto c = cT.layout->coords(cT.shape, thread, r);
+        regAt[{c[0], c[1]}] = r;
+      }
+      for (int64_t i = 0; i < mTiles; ++i)
+        for (int64_t j = 0; j < nTiles; ++j)
+          for (int e = 0; e < 4; ++e) {
+            auto [r, c] = mmaFragmentCoord(instr, MmaOperand::C, l, e);
+            int64_t row = (2 * i + r / 8) * 8 * W0 + 8 * w0v + r % 8, col = j * 8 * W1 + 8 * w1v + c;
+            auto it = regAt.find({row, col});
+            int64_t& slot = cReg[static_cast<size_t>((i * nTiles + j) * 4 + e)];
+            if (it == regAt.end() || (slot >= 0 && slot != it->second)) fail("internal: the accumulator layout does not hold the mma C fragments");
+            slot = it->second;
+          }
+    }
+  if (static_cast<int64_t>(cReg.size()) != gc.numRegs) fail("internal: mma C fragments do not cover the accumulator");
+
+  auto fragments = [&](Value* acc) {
+    std::vector<Value*> cf;
+    for (int64_t f = 0; f < mTiles * nTiles; ++f)
+      cf.push_back(permuteRegs(acc, {cReg[size_t(f * 4)], cReg[size_t(f * 4 + 1)], cReg[size_t(f * 4 + 2)], cReg[size_t(f * 4 + 3)]}));
+    return cf;
+  };
+  auto accumulator = [&](const std::vector<Value*>& cf) {
+    std::vector<Value*> regs(static_cast<size_t>(gc.numRegs));
+    for (size_t f = 0; f < cf.size(); ++f)
+      for (int e = 0; e < 4; ++e)
+        regs[size_t(cReg[f * 4 + size_t(e)])] = b_.create(OpKind::Extract, {cf[f]}, {Type::scalar(DType::F32)}, {{"index", int64_t(e)}})->result();
+    return b_.create(OpKind::Pack, regs, {lowerType(cT)})->result();
+  };
+  auto loadFragment = [&](Value* addr, int n) {
+    Type ty = Type::tile(aT.dtype, {n});
+    Value* v = b_.create(OpKind::LdShared, {addr}, {ty}, {{"vec", int64_t(run)}, {"dtype", std::string(dtypeName(aT.dtype))}})->result();
+    if (aT.dtype == DType::F32) v = b_.create(OpKind::CvtTf32, {v}, {ty})->result();
+    return v;
+  };
+  // One k step: kOff is the byte offset of its first k.
+  auto step = [&](Value* kOff, std::vector<Value*> cf) {
+    std::vector<Value*> af, bf;
+    for (Value* a : aAddr) af.push_back(loadFragment(bin(OpKind::Add, a, splatTo(kOff, nA)), nA));
+    for (Value* b : bAddr) bf.push_back(loadFragment(bin(OpKind::Add, b, splatTo(kOff, nB)), nB));
+    for (int64_t i = 0; i < mTiles; ++i)
+      for (int64_t j = 0; j < nTiles; ++j) {
+        Value*& c = cf[size_t(i * nTiles + j)];
+        c = b_.create(OpKind::Mma, {af[size_t(i)], bf[size_t(j)], c}, {c->type})->result();
+      }
+    return cf;
+  };
+
+  // 2. the k steps.
+  Value* acc = get(op.operand(2));
+  if (kSteps <= 8) {
+    std::vector<Value*> cf = fragments(acc);
+    for (int64_t s = 0; s < kSteps; ++s) cf = step(constI32(s * instr.k * bytes), cf);
+    acc = accumulator(cf);
+  } else {
+    Op* loop = b_.forOp(constI32(0), constI32(kSteps), constI32(1), {acc});
+    Region& body = loop->region(0);
+    Region* outer = b_.region();
+    b_.setInsertionPointToEnd(&body);
+    Value* kOff = mulC(body.arg(0), instr.k * bytes);
+    std::vector<Value*> cf = step(kOff, fragments(body.arg(1)));
+    b_.yield({accumulator(cf)});
+    b_.setInsertionPointToEnd(outer);
+    acc = loop->result(0);
+  }
+  // 3. the buffers may be reused after every thread has finished reading them.
+  barrier();
+  set(op.result(), acc);
 }
 
 }  // namespace tl::lower

@@ -4,6 +4,9 @@
 #include "thread/OwnershipMap.h"
 
 #include <algorithm>
+#include <cctype>
+#include <iomanip>
+#include <sstream>
 
 #include "ir/Printer.h"
 
@@ -210,6 +213,34 @@ const Value* findValueByName(const Function& fn, std::string_view name) {
   for (const auto& [value, printed] : printedValueNames(fn))
     if (printed == name) return value;
   return nullptr;
+}
+
+std::string renderMmaFragments(const MmaInstr& instr) {
+  std::ostringstream os;
+  os << instr.ptx() << ": D = A @ B + C, one warp; cell = T<lane>:<element of its fragment>\n";
+  for (MmaOperand op : {MmaOperand::A, MmaOperand::B, MmaOperand::C}) {
+    const int rows = op == MmaOperand::B ? instr.k : instr.m, cols = op == MmaOperand::A ? instr.k : instr.n;
+    const char letter = op == MmaOperand::A ? 'a' : op == MmaOperand::B ? 'b' : 'c';
+    std::vector<std::string> cell(size_t(rows * cols));
+    for (int l = 0; l < kWarpSize; ++l)
+      for (int e = 0; e < instr.regs(op); ++e) {
+        auto [r, c] = mmaFragmentCoord(instr, op, l, e);
+        cell[size_t(r * cols + c)] = "T" + std::to_string(l) + ":" + letter + std::to_string(e);
+      }
+    size_t w = 0;
+    for (const auto& s : cell) w = std::max(w, s.size());
+    os << "\n" << char(std::toupper(letter)) << " (" << rows << " x " << cols << (op == MmaOperand::C ? ", f32" : "")
+       << "): " << instr.regs(op) << " elements per lane\n";
+    os << std::string(4, ' ');
+    for (int c = 0; c < cols; ++c) os << ' ' << std::setw(int(w)) << c;
+    os << "\n";
+    for (int r = 0; r < rows; ++r) {
+      os << std::setw(4) << r;
+      for (int c = 0; c < cols; ++c) os << ' ' << std::setw(int(w)) << cell[size_t(r * cols + c)];
+      os << "\n";
+    }
+  }
+  return os.str();
 }
 
 }  // namespace tl

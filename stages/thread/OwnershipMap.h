@@ -19,6 +19,7 @@
 
 #include "ir/IR.h"
 #include "ir/Layout.h"
+#include "ir/MmaLayout.h"
 
 namespace tl {
 
@@ -51,5 +52,11 @@ std::string describeThread(const Layout& layout, const Shape& shape, int thread)
 // value. Values are counted in printed order (parameters, then ops and region arguments as
 // they appear). nullptr when there is no such value.
 const Value* findValueByName(const Function& fn, std::string_view name);
+
+// The fragments of one tensor-core instruction (ir/MmaLayout.h), as the PTX ISA draws them:
+// for A (m x k), B (k x n) and C (m x n) a grid whose cell (row, col) is `T<lane>:<element>`,
+// the lane holding that matrix element and its index in the lane's fragment (a0, b3, c2 ...)
+// (`tl-thread --show-fragments f16|bf16|tf32|e4m3|e5m2`).
+std::string renderMmaFragments(const MmaInstr& instr);
 
 }  // namespace tl

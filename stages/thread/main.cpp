@@ -32,6 +32,12 @@ int main(int argc, char** argv) {
                                      "(a name in the layout snapshot, e.g. x or %x.1); repeatable")
       ->type_name("VALUE")
       ->allow_extra_args(false);
+  std::string fragments;
+  app.add_option("--show-fragments", fragments,
+                 "Print which lane holds which element of the tensor-core (mma.sync) fragments for the "
+                 "inputs' DTYPE (the PTX ISA's tables), and exit")
+      ->check(CLI::IsMember({"f16", "bf16", "tf32", "e4m3", "e5m2"}))
+      ->type_name("DTYPE");
   app.add_flag("--keep-layouts", keepLayouts,
                "Keep the layouts the source implies: no automatic convert_layout through shared memory "
                "(data moves between threads only at trans and reductions)");
@@ -42,6 +48,12 @@ int main(int argc, char** argv) {
   if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
   // --print-ir is the stage's whole story: the layout snapshot, then the thread IR.
   if (opts.printIR) printLayouts = printThread = true;
+  if (!fragments.empty()) {
+    const tl::DType d = fragments == "f16" ? tl::DType::F16 : fragments == "bf16" ? tl::DType::BF16
+                        : fragments == "tf32" ? tl::DType::F32 : fragments == "e4m3" ? tl::DType::F8E4M3 : tl::DType::F8E5M2;
+    std::cout << tl::renderMmaFragments(*tl::mmaInstrFor(d, true));
+    return 0;
+  }
 
   return tl::runStage("tl-thread", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
     auto start = std::chrono::steady_clock::now();
@@ -64,7 +76,7 @@ int main(int argc, char** argv) {
     }
     if (!opts.quiet) {
       out << "   layouts (num_warps " << tc.numWarps << "; assuming " << tl::describeHints(tc.hints) << "):\n"
-          << tl::explainMemoryLayouts(tc);
+          << tl::explainMemoryLayouts(tc) << tl::explainDots(*tc.blockIR, tc.numWarps);
       if (tc.shared.buffers.empty()) out << "   shared memory: none\n";
       else out << tc.shared.str();
     }

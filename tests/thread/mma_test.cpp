@@ -1,0 +1,129 @@
+// Tensor cores through the CPU stages: tests/thread/kernels/mma_dot.tl (a tiled matmul whose
+// tl.dot takes f16, bf16, fp8 e4m3 / e5m2, f32 as tf32, or f32 in IEEE precision) on tl-scalar,
+// tl-block and the thread executor at 1-8 warps, with and without --keep-layouts, against a C++
+// reference from the run's own inputs: each input rounded to the dot's dtype (tf32: ties away
+// from zero), the products summed in double. Also: the layout pass puts exactly the dots whose
+// shapes fit on tensor cores (the thread IR has `mma` ops), the unrolled and the looped k steps,
+// ragged sizes, and the plan's explanation.
+#include <gtest/gtest.h>
+
+#include "ir/Printer.h"
+#include "rank3_util.h"
+#include "runtime/FloatOps.h"
+#include "sim/ElementOps.h"
+#include "thread/Layouts.h"
+
+namespace tl {
+namespace {
+
+using rank3::Engine;
+using rank3::Outputs;
+
+const char* kModeName[] = {"f16", "bf16", "e4m3", "e5m2", "tf32", "ieee"};
+const DType kModeDtype[] = {DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2, DType::F32, DType::F32};
+
+double rounded(double v, int mode) {
+  if (mode == 4) return roundToTf32(static_cast<float>(v));
+  return sim::roundFloat(static_cast<float>(v), kModeDtype[mode]);
+}
+
+rank3::Reference reference(int mode) {
+  return [mode](const Memory& in, const LaunchConfig& launch) {
+    const int64_t M = rank3::launchInt(launch, "M"), N = rank3::launchInt(launch, "N"), K = rank3::launchInt(launch, "K");
+    const Buffer *a = in.find("a_ptr"), *b = in.find("b_ptr");
+    std::vector<double> c(size_t(M * N));
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double s = 0;
+        for (int64_t k = 0; k < K; ++k) s += rounded(a->getF(m * K + k), mode) * rounded(b->getF(k * N + n), mode);
+        c[size_t(m * N + n)] = s;
+      }
+    return Outputs{{"c_ptr", c}};
+  };
+}
+
+struct Case {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> sets;  // --set NAME=EXPR
+};
+
+std::vector<LaunchOverride> overrides(const Case& c, int mode) {
+  std::vector<LaunchOverride> o{{"MODE", std::to_string(mode)}};
+  for (auto& [n, e] : c.sets) o.push_back({n, e});
+  return o;
+}
+
+const std::vector<Case> kCases = {
+    {"Default64", {}},
+    {"Ragged", {{"M", "50"}, {"N", "40"}, {"K", "40"}}},
+    {"Tile64", {{"M", "128"}, {"N", "64"}, {"BM", "64"}, {"BN", "64"}, {"BK", "64"}}},
+    // 256 / 16 = 16 k steps (f16; tf32 32, fp8 8): the looped form.
+    {"LongK", {{"M", "32"}, {"N", "32"}, {"K", "256"}, {"BK", "256"}}},
+    // 16 x 8 per program: too small for 4 warps on tensor cores, so FMAs.
+    {"SmallTile", {{"M", "32"}, {"N", "16"}, {"BM", "16"}, {"BN", "8"}, {"BK", "16"}}},
+};
+
+class MmaDot : public testing::TestWithParam<std::tuple<int, size_t>> {};
+
+TEST_P(MmaDot, EveryEngineMatchesTheRoundedReference) {
+  const auto [mode, ci] = GetParam();
+  const Case& c = kCases[ci];
+  const auto o = overrides(c, mode);
+  // f32 outputs of a sum of up to 256 products of N(0,1) values.
+  const double atol = 2e-3, rtol = 1e-3;
+  rank3::runOn(Engine::Scalar, "mma_dot", o, 4, false, reference(mode), atol, rtol);
+  rank3::runOn(Engine::Block, "mma_dot", o, 4, false, reference(mode), atol, rtol);
+  for (int warps : {1, 2, 4, 8})
+    for (bool keep : {false, true}) rank3::runOn(Engine::Thread, "mma_dot", o, warps, keep, reference(mode), atol, rtol);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, MmaDot, testing::Combine(testing::Range(0, 6), testing::Range(size_t(0), kCases.size())),
+                         [](const auto& info) {
+                           return std::string(kModeName[std::get<0>(info.param)]) + "_" + kCases[std::get<1>(info.param)].name;
+                         });
+
+int64_t countMma(const Function& fn) {
+  int64_t n = 0;
+  walk(fn.body, [&](Op& op) { n += op.kind == OpKind::Mma; });
+  return n;
+}
+
+ThreadCompilation compile(int mode, const std::vector<std::pair<std::string, std::string>>& sets, int warps,
+                          std::unique_ptr<CompiledKernel>& k) {
+  std::ostringstream err;
+  std::vector<LaunchOverride> o{{"MODE", std::to_string(mode)}};
+  for (auto& [n, e] : sets) o.push_back({n, e});
+  k = compileKernelFile(rank3::kernelFile("mma_dot"), o, err);
+  EXPECT_TRUE(k) << err.str();
+  ThreadCompileOptions opts;
+  opts.numWarps = warps;
+  return compileToThreadIR(*k->ir, k->launch, opts);
+}
+
+TEST(MmaPlan, TensorCoresExactlyWhereTheShapeFits) {
+  std::unique_ptr<CompiledKernel> k;
+  for (int mode = 0; mode < 6; ++mode) {
+    // 32 x 32 per program, 4 warps 2 x 2: 1 m-tile x 2 n-tiles per warp, BK / k steps.
+    ThreadCompilation tc = compile(mode, {}, 4, k);
+    const int64_t kSteps = mode == 4 ? 4 : (mode == 2 || mode == 3) ? 1 : 2;
+    EXPECT_EQ(countMma(*tc.threadIR), mode == 5 ? 0 : 2 * kSteps) << kModeName[mode];
+    const std::string why = explainDots(*tc.blockIR, 4);
+    EXPECT_NE(why.find(mode == 5 ? "FMAs: f32 inputs in IEEE precision" : "tensor cores: mma.sync.aligned"), std::string::npos)
+        << kModeName[mode] << ": " << why;
+    // The accumulator carries the mma layout through the loop; the stores convert from it.
+    if (mode != 5) EXPECT_NE(printFunction(*tc.withLayouts).find("wpc=[2,2], order=[1,0]"), std::string::npos);
+  }
+  // 16 x 8 with 4 warps does not divide: FMAs, and the reason.
+  ThreadCompilation small = compile(0, {{"BM", "16"}, {"BN", "8"}, {"BK", "16"}}, 4, k);
+  EXPECT_EQ(countMma(*small.threadIR), 0);
+  EXPECT_NE(explainDots(*small.blockIR, 4).find("does not divide into 16 x 8 pieces"), std::string::npos);
+  // ... but one warp takes it: 1 mma per k step.
+  ThreadCompilation one = compile(0, {{"BM", "16"}, {"BN", "8"}, {"BK", "16"}}, 1, k);
+  EXPECT_EQ(countMma(*one.threadIR), 1);
+  // K = 256 in one step: the k steps are a loop (one mma per tile in its body), not 16 copies.
+  ThreadCompilation loop = compile(0, {{"M", "32"}, {"N", "32"}, {"K", "256"}, {"BK", "256"}}, 4, k);
+  EXPECT_EQ(countMma(*loop.threadIR), 2);
+}
+
+}  // namespace
+}  // namespace tl
