@@ -17,8 +17,6 @@
 // f32 are made from the f32 value — so every conversion equals the executor's (runtime/Fp8.h).
 // Guarantees: a RuntimeError at the op for a target below sm_89, naming the requirement; the PTX
 // of every other target contains exactly the instructions above for fp8 conversions.
-#include <cctype>
-
 #include <llvm/IR/InlineAsm.h>
 
 #include "ptx/CodegenInternal.h"
@@ -28,13 +26,6 @@ namespace tl::ptx {
 namespace {
 
 const char* fp8Name(DType d) { return d == DType::F8E4M3 ? "e4m3" : "e5m2"; }
-
-int smNumber(const std::string& arch) {  // "sm_90" -> 90; 0 when it is not of that form
-  if (arch.rfind("sm_", 0) != 0) return 0;
-  int n = 0;
-  for (size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) n = n * 10 + (arch[i] - '0');
-  return n;
-}
 
 }  // namespace
 

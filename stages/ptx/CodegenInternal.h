@@ -21,6 +21,8 @@
 // the op being emitted (setLoc), so every instruction built for an op carries its line/column.
 #pragma once
 
+#include <cctype>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -36,6 +38,14 @@
 #include "ptx/Codegen.h"
 
 namespace tl::ptx {
+
+// "sm_90" -> 90, "sm_90a" -> 90; 0 when the arch is not of that form.
+inline int smNumber(const std::string& arch) {
+  if (arch.rfind("sm_", 0) != 0) return 0;
+  int n = 0;
+  for (size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) n = n * 10 + (arch[i] - '0');
+  return n;
+}
 
 // The address spaces of NVPTX that the generated code uses.
 enum AddrSpace : unsigned {
@@ -110,6 +120,11 @@ class KernelEmitter {
   llvm::Value* fp8ToF32(llvm::Value* x, DType d);         // i8 (or <N x i8>) bits -> f32, exact
   llvm::Value* f32ToFp8(llvm::Value* x, DType d);         // f32 -> fp8 bits: RTNE, satfinite
   void requireFp8Arch(const Op& op) const;                // RuntimeError below sm_89
+
+  // ----- tensor cores (CodegenMma.cpp): mma.sync and cvt.rna.tf32 -----
+  llvm::Value* emitMma(const Op& op);
+  llvm::Value* emitCvtTf32(const Op& op);
+  llvm::Value* packB32(const std::vector<llvm::Value*>& elems, size_t first, int count);  // elements -> one .b32
 
   // ----- print_regs / assert_regs (CodegenDebug.cpp): vprintf and __assertfail -----
   void emitPrint(const Op& op);

@@ -51,9 +51,9 @@ std::string describePtxOptions(const PtxOptions& o) {
 
 namespace ptx {
 
-// The PTX ISA version requested from LLVM: 8.0 is understood by every CUDA 12/13 driver and
-// ptxas, and covers sm_80 .. sm_90.
-static constexpr const char* kPtxFeatures = "+ptx80";
+// The PTX ISA version requested from LLVM: 8.4 is understood by CUDA 12.4+ and 13 drivers and
+// ptxas, covers sm_80 .. sm_90, and is the first with fp8 (e4m3 / e5m2) mma.sync.
+static constexpr const char* kPtxFeatures = "+ptx84";
 static constexpr const char* kTriple = "nvptx64-nvidia-cuda";
 
 std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const PtxOptions& opts) {
@@ -311,6 +311,8 @@ void KernelEmitter::emitOp(const Op& op) {
       break;
     }
     case OpKind::ShflXor: case OpKind::ShflIdx: result = emitShuffle(op); break;
+    case OpKind::Mma: result = emitMma(op); break;
+    case OpKind::CvtTf32: result = emitCvtTf32(op); break;
     case OpKind::LdGlobal: emitLdGlobal(op); return;
     case OpKind::StGlobal: emitStGlobal(op); return;
     case OpKind::LdShared: emitLdShared(op); return;

@@ -1,0 +1,81 @@
+// Tensor cores in tl-ptx: the thread-IR `mma` as one mma.sync.aligned instruction and
+// `cvt_tf32` as cvt.rna.tf32.f32, both in inline PTX (what Triton and CUTLASS emit):
+//
+//   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {d0,d1,d2,d3}, {a0,a1,a2,a3}, {b0,b1}, {c0,c1,c2,c3};
+//
+// Expects: a verified thread-IR mma (ir/MmaLayout.h: A, B fragments of one input dtype, C of
+// 4 f32) or cvt_tf32 of f32 registers.
+// Guarantees: each .b32 operand register packs consecutive fragment elements low to high (a0
+// in bits 15..0 and a1 in bits 31..16 for f16 / bf16; four fp8 bytes; one tf32), the order the
+// PTX ISA's fragment tables number them; d is tied to c (the accumulator is updated in place).
+// A target below the instruction's (sm_80; fp8 sm_89) is a RuntimeError at the op naming it.
+#include <llvm/IR/InlineAsm.h>
+
+#include "ir/MmaLayout.h"
+#include "ptx/CodegenInternal.h"
+
+namespace tl::ptx {
+
+llvm::Value* KernelEmitter::packB32(const std::vector<llvm::Value*>& elems, size_t first, int count) {
+  llvm::Type* i32 = b_.getInt32Ty();
+  const int bits = 32 / count;
+  llvm::Value* word = nullptr;
+  for (int i = 0; i < count; ++i) {
+    llvm::Value* e = elems[first + size_t(i)];
+    llvm::Value* asInt = b_.CreateBitCast(e, b_.getIntNTy(static_cast<unsigned>(e->getType()->getPrimitiveSizeInBits())));
+    llvm::Value* wide = b_.CreateZExt(asInt, i32);
+    if (i) wide = b_.CreateShl(wide, static_cast<uint64_t>(i * bits));
+    word = word ? b_.CreateOr(word, wide) : wide;
+  }
+  return word;
+}
+
+llvm::Value* KernelEmitter::emitMma(const Op& op) {
+  const Type& aT = op.operand(0)->type;
+  auto instr = mmaInstrOf(aT.dtype, static_cast<int>(aT.numel()));
+  if (!instr) fail(op, "unknown mma fragment type " + aT.str());
+  if (smNumber(opts_.arch) < instr->minArch())
+    throw RuntimeError(op.loc, "dot on tensor cores (" + instr->ptx() + ") needs sm_" + std::to_string(instr->minArch()) +
+                                   " or newer, but the target is " + opts_.arch + ": choose --arch sm_" +
+                                   std::to_string(instr->minArch()) + " or sm_90");
+  const int perWord = instr->kRun();  // elements per .b32 register
+  std::vector<llvm::Value*> a = regs(get(op.operand(0))), b = regs(get(op.operand(1))), c = regs(get(op.operand(2)));
+  std::vector<llvm::Value*> args;
+  for (size_t i = 0; i < a.size(); i += size_t(perWord)) args.push_back(packB32(a, i, perWord));
+  for (size_t i = 0; i < b.size(); i += size_t(perWord)) args.push_back(packB32(b, i, perWord));
+  const int nA = static_cast<int>(a.size()) / perWord, nB = static_cast<int>(b.size()) / perWord;
+  for (llvm::Value* x : c) args.push_back(x);
+
+  // {$0..$3} = d, then a's words, b's words, then c tied to d.
+  std::string text = instr->ptx() + " {$0, $1, $2, $3}, {", constraints = "=f,=f,=f,=f";
+  int n = 4;
+  auto list = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(n++);
+      constraints += ",r";
+    }
+  };
+  list(nA);
+  text += "}, {";
+  list(nB);
+  text += "}, {$0, $1, $2, $3};";
+  constraints += ",0,1,2,3";
+  std::vector<llvm::Type*> argTys;
+  for (llvm::Value* x : args) argTys.push_back(x->getType());
+  llvm::Type* f32 = b_.getFloatTy();
+  llvm::StructType* ret = llvm::StructType::get(b_.getContext(), {f32, f32, f32, f32});
+  auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(ret, argTys, false), text, constraints, /*sideEffects=*/false);
+  llvm::Value* d = b_.CreateCall(asmFn, args);
+  std::vector<llvm::Value*> out;
+  for (unsigned i = 0; i < 4; ++i) out.push_back(b_.CreateExtractValue(d, {i}));
+  return join(out, op.result()->type);
+}
+
+llvm::Value* KernelEmitter::emitCvtTf32(const Op& op) {
+  llvm::Type* f32 = b_.getFloatTy();
+  auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getInt32Ty(), {f32}, false), "cvt.rna.tf32.f32 $0, $1;",
+                                     "=r,f", /*sideEffects=*/false);
+  return perRegister(get(op.operand(0)), [&](llvm::Value* x) { return b_.CreateBitCast(b_.CreateCall(asmFn, {x}), f32); });
+}
+
+}  // namespace tl::ptx
