@@ -78,6 +78,10 @@ const Field kFields[] = {
     TL_GPU_FIELD(l1LatencyCycles),
     TL_GPU_FIELD(sharedLatencyCycles),
     TL_GPU_FIELD(l2BandwidthBytesPerCycle),
+    TL_GPU_FIELD(mmaCyclesF16),
+    TL_GPU_FIELD(mmaCyclesTf32),
+    TL_GPU_FIELD(mmaCyclesFp8),
+    TL_GPU_FIELD(mmaLatencyCycles),
     TL_GPU_FIELD(blockLaunchIntervalCycles),
     TL_GPU_FIELD(launchOverheadUs),
     TL_GPU_FIELD(sources),
@@ -182,6 +186,10 @@ void checkConsistency(const GpuSpec& g, const std::string& file) {
   positive(g.l1LatencyCycles, "l1LatencyCycles");
   positive(g.sharedLatencyCycles, "sharedLatencyCycles");
   positiveD(g.l2BandwidthBytesPerCycle, "l2BandwidthBytesPerCycle");
+  positiveD(g.mmaCyclesF16, "mmaCyclesF16");
+  positiveD(g.mmaCyclesTf32, "mmaCyclesTf32");
+  positive(g.mmaLatencyCycles, "mmaLatencyCycles");
+  if (!(g.mmaCyclesFp8 >= 0)) fail(file, "mmaCyclesFp8", "must not be negative (0: no fp8 mma)");
   if (g.reservedSharedPerBlock < 0) fail(file, "reservedSharedPerBlock", "must not be negative");
   if (g.blockLaunchIntervalCycles < 0) fail(file, "blockLaunchIntervalCycles", "must not be negative");
   if (!(g.launchOverheadUs >= 0)) fail(file, "launchOverheadUs", "must not be negative");

@@ -64,6 +64,13 @@ struct GpuSpec {
   int l1LatencyCycles = 0;
   int sharedLatencyCycles = 0;
   double l2BandwidthBytesPerCycle = 0;  // whole chip
+  // Tensor cores (mma.sync, ir/MmaLayout.h): the cycles one sub-partition's tensor core is busy
+  // per instruction (its throughput), per input dtype, and the latency from issue to the result
+  // a dependent mma can use. 0: the GPU has no such instruction (fp8 before sm_89).
+  double mmaCyclesF16 = 0;   // m16n8k16 f16 / bf16, f32 accumulation
+  double mmaCyclesTf32 = 0;  // m16n8k8 tf32
+  double mmaCyclesFp8 = 0;   // m16n8k32 e4m3 / e5m2
+  int mmaLatencyCycles = 0;
   // Block launch: the fewest cycles between two blocks starting on one SM (the block
   // scheduler's rate, per SM); 0 when not measured (no limit modelled).
   int blockLaunchIntervalCycles = 0;

@@ -16,6 +16,7 @@ const char* timedKindName(TimedKind k) {
     case TimedKind::GlobalLoad: return "global load";
     case TimedKind::GlobalStore: return "global store";
     case TimedKind::Shared: return "shared/shuffle";
+    case TimedKind::Tensor: return "tensor core";
     case TimedKind::Barrier: return "barrier";
     case TimedKind::Exit: return "exit";
   }
@@ -102,6 +103,7 @@ class Sm {
     for (size_t k = 0; k < warps_.size(); ++k) bySched_[k % size_t(c.schedulers)].push_back(int(k));
     rr_.assign(size_t(c.schedulers), -1);
     busy_.assign(size_t(c.schedulers), 0);
+    tensor_.assign(size_t(c.schedulers), Queue{});
     launchAt_.assign(size_t(slots_), kNever);
     arrived_.assign(size_t(slots_), 0);
     exitedInSlot_.assign(size_t(slots_), 0);
@@ -141,6 +143,7 @@ class Sm {
   std::vector<int> exitedInSlot_;          // per slot: warps that exited
   std::vector<int64_t> slotBlock_;
   Queue pipe_, l2_, dram_;
+  std::vector<Queue> tensor_;              // per scheduler: its sub-partition's tensor core
   int64_t launched_ = 0, retired_ = 0;
   int64_t drainAt_ = 0;                    // the last memory completion (stores included)
   std::vector<WarpRun> finished_;          // exited warps kept for their Done segments
@@ -224,11 +227,11 @@ class Sm {
     }
     if (pick < 0) return;
     rr_[size_t(s)] = pick;
-    busy_[size_t(s)] = t + issue(warps_[size_t(pick)], t);
+    busy_[size_t(s)] = t + issue(warps_[size_t(pick)], t, s);
   }
 
-  // Issues w's next instruction at t; returns its issue cycles.
-  int issue(WarpRun& w, int64_t t) {
+  // Issues w's next instruction at t on scheduler s; returns its issue cycles.
+  int issue(WarpRun& w, int64_t t, int s) {
     const TimedInstr& in = (*w.code)[w.pc];
     // The time since its last instruction: waiting on a dependency, then ready but not picked.
     if (w.readyAt > w.cursor) {
@@ -255,6 +258,12 @@ class Sm {
       case TimedKind::Shared: {
         const double p = pipe_.serve(last, in.pipeCycles);
         done = std::max<int64_t>(last + in.latency, int64_t(std::ceil(p)) + in.latency - 1);
+        break;
+      }
+      case TimedKind::Tensor: {  // starts when the tensor core is free; the result latency after the start
+        const double p = tensor_[size_t(s)].serve(last, in.pipeCycles);
+        done = std::max<int64_t>(last + in.latency, int64_t(std::ceil(p)) - in.pipeCycles + in.latency);
+        ++r_.mmaInstructions;
         break;
       }
       case TimedKind::GlobalLoad:
@@ -361,6 +370,7 @@ class Sm {
     int64_t end = drainAt_;
     for (int64_t d : r_.blockDone) end = std::max(end, d);
     end = std::max({end, int64_t(std::ceil(dram_.freeAt)), int64_t(std::ceil(l2_.freeAt)), int64_t(std::ceil(pipe_.freeAt))});
+    for (const Queue& q : tensor_) end = std::max(end, int64_t(std::ceil(q.freeAt)));
     r_.cycles = end;
     r_.warpCycles[size_t(WarpState::Done)] += warpCount_ * end - exitSum_;
     for (WarpRun& w : finished_) {
@@ -374,6 +384,7 @@ class Sm {
     r_.dramBusyCycles = dram_.busy;
     r_.l2BusyCycles = l2_.busy;
     r_.pipeBusyCycles = pipe_.busy;
+    for (const Queue& q : tensor_) r_.tensorBusyCycles += q.busy;
     return std::move(r_);
   }
 };

@@ -55,6 +55,8 @@ enum class TimedKind : uint8_t {
   GlobalLoad,   // a global-memory load: queues, then the result
   GlobalStore,  // a global-memory store: queues; nobody waits for it
   Shared,       // shared-memory access or shuffle: the L1TEX pipe, then `latency`
+  Tensor,       // mma: its sub-partition's tensor core for `pipeCycles`, the result `latency`
+                //   after the tensor core starts it
   Barrier,      // __syncthreads(): waits for every warp of the block
   Exit,         // return: the warp is done
 };
@@ -67,7 +69,7 @@ struct TimedInstr {
   Loc loc;                     // its source line (for the timeline)
   int issueCycles = 1;         // scheduler cycles it takes (>= 1)
   int latency = 4;             // cycles from its last issue cycle to its result (memory: unloaded)
-  int pipeCycles = 0;          // L1TEX pipe cycles (wavefronts)
+  int pipeCycles = 0;          // L1TEX pipe cycles (wavefronts); Tensor: tensor-core cycles
   double l2Bytes = 0;          // bytes it moves between the SM and L2
   double dramBytes = 0;        // bytes it moves to or from DRAM
   std::vector<int32_t> deps;   // earlier instructions of the same warp whose results it needs
@@ -130,6 +132,8 @@ struct SmResult {
   double dramBusyCycles = 0;        // dramBytes / dramBytesPerCycle
   double l2BusyCycles = 0;
   double pipeBusyCycles = 0;        // L1TEX pipe cycles
+  double tensorBusyCycles = 0;      // tensor-core cycles, summed over the sub-partitions
+  int64_t mmaInstructions = 0;      // mma issued
   double dramByteCycles = 0;        // sum over DRAM requests of bytes x (completion - issue)
   std::array<int64_t, kWarpStates> warpCycles{};  // warp-cycles per state, every warp
   std::vector<WarpSegment> timeline;              // the first timelineBlocks blocks' warps

@@ -23,6 +23,7 @@ const char* timeLimiterName(TimeLimiter l) {
     case TimeLimiter::Barrier: return "barriers";
     case TimeLimiter::Dependency: return "arithmetic dependencies";
     case TimeLimiter::BlockLaunch: return "block launch rate";
+    case TimeLimiter::TensorCore: return "tensor cores";
   }
   return "?";
 }
@@ -300,6 +301,13 @@ class Converter {
       case OpKind::LdShared: case OpKind::StShared:
         sharedAccess(op, e, out);
         return;
+      case OpKind::Mma: {  // the sub-partition's tensor core (sim/Gpu.h's mma figures)
+        const DType d = op.operand(0)->type.dtype;
+        const double c = d == DType::F32 ? gpu_.mmaCyclesTf32 : isFp8(d) ? gpu_.mmaCyclesFp8 : gpu_.mmaCyclesF16;
+        TimedInstr& t = emit(out, op, e.instr, TimedKind::Tensor, 1, std::max(1, gpu_.mmaLatencyCycles), operandDeps(op));
+        t.pipeCycles = std::max(1, int(std::lround(c)));
+        return;
+      }
       case OpKind::ShflXor: case OpKind::ShflIdx: {
         const int n = int(registersOf(op));
         TimedInstr& t = emit(out, op, e.instr, TimedKind::Shared, n, lat.shuffle, operandDeps(op));
@@ -514,6 +522,10 @@ void classify(TimingResult& r, const SmResult& sm, int launchInterval) {
   } else if (r.l2Utilization >= kBusy) {
     r.limiter = TimeLimiter::L2Bandwidth;
     r.limiterWhy = "the SM's share of L2 bandwidth is busy " + fmt(100 * r.l2Utilization) + "% of the time";
+  } else if (r.tensorUtilization >= kBusy) {
+    r.limiter = TimeLimiter::TensorCore;
+    r.limiterWhy = "the tensor cores are busy " + fmt(100 * r.tensorUtilization) + "% of the time (" +
+                   fmt(r.mmaInstructions, 0) + " mma)";
   } else if (r.issueUtilization >= kBusy) {
     r.limiter = TimeLimiter::Issue;
     r.limiterWhy = "the schedulers issue in " + fmt(100 * r.issueUtilization) + "% of their cycles";
@@ -673,6 +685,7 @@ TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const Timing
   r.timeUs = r.smTimeUs + r.launchOverheadUs;
 
   r.dramBytes = in.dramBytesPerBlock * double(r.gridBlocks);
+  if (r.blocksSimulated > 0) r.mmaInstructions = double(sm.mmaInstructions) / double(r.blocksSimulated) * double(r.gridBlocks);
   r.l2Bytes = in.l2BytesPerBlock * double(r.gridBlocks);
   r.achievedDramGBs = r.timeUs > 0 ? r.dramBytes / (r.timeUs * 1e3) : 0;
   r.bandwidthBoundUs = r.dramBytes / (gpu.dramBandwidthGBs * 1e3);
@@ -680,6 +693,7 @@ TimingResult predictTime(const TimingInput& in, const GpuSpec& gpu, const Timing
     r.dramUtilization = std::min(1.0, sm.dramBusyCycles / double(sm.cycles));
     r.l2Utilization = std::min(1.0, sm.l2BusyCycles / double(sm.cycles));
     r.issueUtilization = double(sm.issueCycles) / (double(sm.cycles) * c.schedulers);
+    r.tensorUtilization = std::min(1.0, sm.tensorBusyCycles / (double(sm.cycles) * c.schedulers));
   }
   r.dramBytesInFlight = sm.dramBytesInFlight();
   r.dramMeanLatency = sm.dramMeanLatency();

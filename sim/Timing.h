@@ -101,6 +101,7 @@ enum class TimeLimiter {
   Dependency,     // warps mostly wait on arithmetic results (long dependency chains)
   BlockLaunch,    // the SM mostly waits for the block scheduler to start its next block:
                   // blocks too short for its rate (more work per block would help)
+  TensorCore,     // the tensor cores (mma) are busy most of the time
 };
 const char* timeLimiterName(TimeLimiter l);  // "DRAM bandwidth", "latency", ...
 
@@ -179,6 +180,11 @@ struct TimingResult {
   double dramUtilization = 0;      // the SM's DRAM share busy, 0..1 (simulated part)
   double l2Utilization = 0;
   double issueUtilization = 0;     // issue cycles / (cycles x schedulers)
+  // Tensor cores (mma): their busy cycles / (cycles x schedulers), as Nsight Compute's
+  // sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active (simulated SM), and
+  // the mma instructions the whole kernel issues (per-block mean x grid).
+  double tensorUtilization = 0;
+  double mmaInstructions = 0;
 
   // Little's law, on the simulated SM: bytes in flight = bandwidth x latency.
   double dramBytesInFlight = 0;    // measured average

@@ -334,6 +334,8 @@ Json timingJson(const TimingResult& t) {
   j["dram_utilization"] = t.dramUtilization;
   j["l2_utilization"] = t.l2Utilization;
   j["issue_utilization"] = t.issueUtilization;
+  j["tensor_utilization"] = t.tensorUtilization;  // mma: tensor-core busy cycles / (cycles x schedulers)
+  j["mma_instructions"] = t.mmaInstructions;
   j["little"] = {{"dram_bytes_in_flight", t.dramBytesInFlight},
                  {"dram_mean_latency_cycles", t.dramMeanLatency},
                  {"bytes_in_flight_to_saturate", t.littleBytesToSaturate}};
