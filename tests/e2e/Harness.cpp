@@ -47,6 +47,7 @@ const std::vector<LaunchOverride>* raggedOverrides(const std::string& stem) {
       {"transpose_tiled", {{"M", "45"}, {"N", "97"}, {"BLOCK_N", "16"}}},  // 2 x 7 non-square 32x16 tiles
       {"strided_copy", {{"N", "3001"}, {"stride", "7"}}},         // 3 blocks, 953 in the last
       {"matmul", {{"M", "33"}, {"N", "70"}, {"K", "47"}}},        // every dimension ragged
+      {"matmul_tc", {{"M", "100"}, {"N", "72"}, {"K", "40"}}},    // M, N wrap (N % 8 == 0: the hint's runs), K masked
       {"rmsnorm", {{"N", "300"}, {"M", "31"}}},                   // BLOCK_N becomes 512
   };
   auto it = table.find(stem);

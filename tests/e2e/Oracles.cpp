@@ -203,6 +203,24 @@ OracleResult matmul(const Memory& mem, const LaunchConfig& launch) {
   return result;
 }
 
+// C = A @ B for row-major A[M, K], B[K, N] (matmul_tc: any input dtype; the inputs as stored,
+// so f16 / bf16 / fp8 products are exact; f32 inputs meet Triton's default tf32 dot, which the
+// comparison's tf32 tolerance covers).
+OracleResult matmulRowMajor(const Memory& mem, const LaunchConfig& launch) {
+  Input a(mem, "a_ptr"), b(mem, "b_ptr");
+  Output c(mem, "c_ptr");
+  const int64_t m = intArg(launch, "M"), n = intArg(launch, "N"), k = intArg(launch, "K");
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double total = 0;
+      for (int64_t p = 0; p < k; ++p) total += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = total;
+    }
+  OracleResult result;
+  c.into(result);
+  return result;
+}
+
 // y[r, c] = x[r, c] / sqrt(mean over c' < N of x[r, c']^2 + eps) * w[c].
 OracleResult rmsNorm(const Memory& mem, const LaunchConfig& launch) {
   Input x(mem, "x_ptr"), w(mem, "w_ptr");
@@ -237,6 +255,7 @@ const std::vector<Oracle>& allOracles() {
       {"transpose_tiled", "out[j,i] = in[i,j] (trans of the tile, rows stored)", transpose},
       {"strided_copy", "out[i] = x[i*stride]", stridedCopy},
       {"matmul", "C = A @ B", matmul},
+      {"matmul_tc", "C = A @ B on tensor cores", matmulRowMajor},
       {"rmsnorm", "y = x * rsqrt(mean(x^2) + eps) * w", rmsNorm},
   };
   return oracles;
