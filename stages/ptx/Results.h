@@ -12,7 +12,8 @@
 // (RunResults::sourceSha256 non-empty) and read as "" when absent (files measured before it
 // existed): a reader pairs a measurement with a kernel only by this hash and the launch.
 // resources.dynamic_shared_bytes likewise: written always, read as 0 when absent (files written
-// before dynamic shared memory existed had none).
+// before dynamic shared memory existed had none); "assembler" written always, read as "" when
+// absent.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -71,6 +72,7 @@ struct RunResults {
   std::map<std::string, std::string> dtypes;  // parameter -> type ("ptr<f32>", "i32")
   std::string arch;               // the --arch compiled for
   std::string ptxPath;
+  std::string assembler;          // what made the cubin: "nvJitLink 13.0", a ptxas path; "" none (or unknown)
   // The GPU run ("" device and gpuSkipped set when it did not run).
   bool gpuRan = false;
   std::string gpuSkipped;         // why not
