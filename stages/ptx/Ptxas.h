@@ -1,6 +1,6 @@
 // Assembles a PTX text into a cubin and reports what ptxas says about the kernel: registers,
 // shared memory, spills, stack frame. Two assemblers (tl-ptx --assembler, docs/gpu.md
-// "Checking a PTX with ptxas"):
+// "Assembling: nvJitLink or the ptxas process"):
 //   - runPtxas: the ptxas process, `ptxas -arch=<arch> -v in.ptx -o out.cubin`;
 //   - NvJitLink (ptx/NvJitLink.h): libnvJitLink in process, loaded with dlopen; it compiles the
 //     PTX as relocatable code (like `ptxas -c`), so its cubin and register count can differ;
