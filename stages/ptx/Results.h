@@ -49,7 +49,7 @@ struct CompileTimes {
   double frontEndMs = 0;    // parse + @launch + block IR
   double threadMs = 0;      // block passes + layouts + lowering to thread IR
   double codegenMs = 0;     // LLVM IR + optimization + NVPTX -> PTX
-  double ptxasMs = 0;       // ptxas -v (PTX -> cubin)
+  double ptxasMs = 0;       // the assembler, PTX -> cubin (nvJitLink in process, or the ptxas -v process)
   double cacheMs = 0;       // cache lookup (+ store on a miss)
   double moduleLoadMs = 0;  // cuModuleLoadData(Ex) + attributes (0 without a GPU)
   bool cacheHit = false;
