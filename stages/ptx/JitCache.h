@@ -116,7 +116,7 @@ struct JitOptions {
   bool useCache = true;        // false: --no-cache (neither looked up nor stored)
   bool wantLLVM = false;       // also produce the LLVM IR (recompiles on a hit; not cached)
   bool keepLayouts = false;    // --keep-layouts: no automatic convert_layout (part of the key)
-  Assembler assembler = Assembler::Auto;  // --assembler (part of the key: the cubins differ)
+  Assembler assembler = Assembler::Ptxas;  // --assembler (part of the key: the cubins differ)
 };
 
 struct JitResult {
@@ -131,7 +131,7 @@ struct JitResult {
 // num_warps, arch, options (with the target GPU's maxSharedPerBlock and the assembler asked for)
 // and this binary's version.
 CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepLayouts = false,
-                     Assembler assembler = Assembler::Auto);
+                     Assembler assembler = Assembler::Ptxas);
 
 // Looks the kernel up in `cache` (may be null) and on a miss compiles it: compileToThreadIR,
 // compileToPTX, assemblePtx (nvJitLink or the ptxas process, when one is there), then stores the

@@ -11,7 +11,7 @@
 //   tl-ptx kernels/softmax.tl --unfused            # also the unfused kernels: fusion measured
 //   tl-ptx kernels/matmul.tl --gpu a100 --arch sm_80  # shared memory checked against the A100's limit
 //
-//   tl-ptx kernels/softmax.tl --assembler ptxas   # the ptxas process, not libnvJitLink in process
+//   tl-ptx kernels/softmax.tl --assembler auto    # libnvJitLink in process when it loads (else ptxas)
 //
 // Per kernel: front end -> (cache hit, or thread IR -> LLVM IR -> PTX -> assembler -> cache) ->
 // out/ptx/<kernel>.ptx -> [GPU: load, run once, copy back, time, check] -> out/results/<kernel>.json.
@@ -59,7 +59,10 @@ struct PtxStageOptions {
   int runs = 100;
   bool runsGiven = false;          // --runs given: run exactly that many (no time budget)
   bool unfused = false;            // also compile, run and time the unfused kernels
-  std::string assembler = "auto";  // PTX -> cubin: auto (nvJitLink, else the ptxas process) | ptxas | nvjitlink
+  // PTX -> cubin: ptxas (the process) | auto (nvJitLink, else the process) | nvjitlink. The process
+  // is the default: nvJitLink's cubin has more registers (relocatable code, ptx/NvJitLink.h) and a
+  // cold one-kernel run is not faster with it (bench/results/README.md).
+  std::string assembler = "ptxas";
 };
 
 tl::Assembler assemblerOf(const std::string& name) {
@@ -445,8 +448,8 @@ int main(int argc, char** argv) {
   app.add_flag("--unfused", o.unfused, "Also compile (and on a GPU run, check and time) the unfused kernels: one "
                                       "per block-level op, intermediates in global memory");
   app.add_option("--assembler", o.assembler,
-                 "PTX -> cubin: auto (libnvJitLink in process when it loads, else the ptxas process), ptxas "
-                 "(always the process) or nvjitlink (always the library)")
+                 "PTX -> cubin: ptxas (the ptxas process), auto (libnvJitLink in process when it loads, else "
+                 "the process) or nvjitlink (always the library; more registers: relocatable code)")
       ->check(CLI::IsMember({"auto", "ptxas", "nvjitlink"}))
       ->capture_default_str();
   bool noLineInfo = false, keepLayouts = false;
