@@ -10,7 +10,8 @@
 //     without nvJitLink's entry points it runs the ptxas process and says why; a forced
 //     nvJitLink then does not run;
 //   - a malformed PTX gives ok = false with ptxas' error lines from nvJitLink's log;
-//   - the JIT cache keys the assembler (the cubins differ) and records which one ran.
+//   - the JIT cache keys the assembler (the cubins differ) and records which one ran;
+//   - tl-ptx --assembler prints the assembler on its ptxas line and in the results JSON.
 // The library tests skip (with the reason) only where no libnvJitLink is installed.
 #include <gtest/gtest.h>
 
@@ -27,6 +28,7 @@
 #include "codegen_util.h"
 #include "ptx/JitCache.h"
 #include "ptx/NvJitLink.h"
+#include "ptx/Results.h"
 
 namespace tl::ptxtest {
 namespace {
@@ -291,6 +293,43 @@ TEST(JitCacheAssembler, KeyedAndRecorded) {
     EXPECT_EQ(hit.entry.cubin, miss.entry.cubin);
     EXPECT_EQ(hit.entry.ptxas.registers, miss.entry.ptxas.registers);
   }
+}
+
+// tl-ptx --assembler as a user runs it: the ptxas line names the assembler, the results JSON
+// records it; ptxas by default; auto without the library says why in a note.
+TEST(TlPtxAssembler, PrintsAndRecordsTheAssembler) {
+  const std::string exe = std::string(TL_BINARY_DIR) + "/stages/ptx/tl-ptx";
+  if (!fs::exists(exe)) GTEST_SKIP() << exe << " is not built";
+  TL_REQUIRE_PTXAS();
+  TL_REQUIRE_NVJITLINK(lib);
+  test::TempDir dir("tl-nvjitlink-cli");
+  struct Run {
+    std::string log, assembler;
+  };
+  auto run = [&](const std::string& env, const std::string& options) {
+    const std::string cmd = "cd " + dir.path() + " && " + env + " TL_LIBCUDA=/nonexistent/libcuda.so.1 " + exe + " " +
+                            TL_SOURCE_DIR + "/kernels/softmax.tl --no-cache " + options + " > log.txt 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    Run r;
+    std::ifstream log(dir / "log.txt");
+    r.log.assign((std::istreambuf_iterator<char>(log)), {});
+    std::ifstream results(dir / "out/results/softmax.json");
+    r.assembler = resultsFromJson(nlohmann::ordered_json::parse(results)).assembler;
+    return r;
+  };
+  Run byDefault = run("", "");
+  EXPECT_TRUE(contains(byDefault.log, "B  (" + findPtxas() + ")\n")) << byDefault.log;
+  EXPECT_EQ(byDefault.assembler, findPtxas());
+  Run inProcess = run("", "--assembler auto");
+  EXPECT_TRUE(contains(inProcess.log, "B  (" + lib->version() + ", in process)\n")) << inProcess.log;
+  EXPECT_EQ(inProcess.assembler, lib->version());
+  Run fallback = run("TL_NVJITLINK=/nonexistent/libnvJitLink.so", "--assembler auto");
+  EXPECT_TRUE(contains(fallback.log, "note: nvJitLink not used: $TL_NVJITLINK=/nonexistent/libnvJitLink.so"))
+      << fallback.log;
+  EXPECT_EQ(fallback.assembler, findPtxas());
+  Run none = run("TL_NVJITLINK=/nonexistent/libnvJitLink.so", "--assembler nvjitlink");
+  EXPECT_TRUE(contains(none.log, "ptxas: not run (--assembler=nvjitlink: ")) << none.log;
+  EXPECT_EQ(none.assembler, "");
 }
 
 }  // namespace
