@@ -6,7 +6,8 @@
 # (compile_ms: front_end, passes_layouts_lowering, llvm_codegen, ptxas, cache, module_load, total =
 # source -> loaded module); the process's wall time is measured around it too. Because nvJitLink
 # compiles the PTX as relocatable code (more registers: stages/ptx/NvJitLink.h), the kernel's
-# time and the driver's register count are recorded for both, for the softmax and the matmul.
+# time, the driver's register count and the check of the outputs against tl-scalar (nvJitLink's
+# cubins were never run on a GPU before this script) are recorded for both, softmax and matmul.
 #   device run: bash bench/gpu/compile_time_h200.sh gpu-carry/tl-ptx.gz   (carry: gpu-carry)
 # Writes $OUT/compile_time.txt (one line per run, then the medians), $OUT/compile_time_logs.tgz
 # (each run's output and results JSON).
@@ -30,7 +31,7 @@ one() {
   mkdir -p "$dir"
   local t0 t1
   t0=$(date +%s%N)
-  /tmp/tl-ptx "$kernel" --assembler "$asm" --no-check --runs 50 --ptx-dir "$dir" --results-dir "$dir" \
+  /tmp/tl-ptx "$kernel" --assembler "$asm" --runs 50 --ptx-dir "$dir" --results-dir "$dir" \
     > "$dir/out.txt" 2>&1
   local rc=$?
   t1=$(date +%s%N)
@@ -47,7 +48,8 @@ c = j["compile_ms"]
 print(f"{stem:8} {asm:9} {name:6} {mode:4} rc={rc} wall={wall}ms assembler={j.get('assembler', '?')!r} "
       f"total={c['total']:.2f} front_end={c['front_end']:.2f} lowering={c['passes_layouts_lowering']:.2f} "
       f"llvm={c['llvm_codegen']:.2f} ptxas={c['ptxas']:.2f} cache={c['cache']:.2f} module_load={c['module_load']:.3f} "
-      f"hit={c['cache_hit']} registers={j['resources']['registers']} median_us={j['time']['median_ms'] * 1e3:.2f}")
+      f"hit={c['cache_hit']} registers={j['resources']['registers']} median_us={j['time']['median_ms'] * 1e3:.2f} "
+      f"check={j['check']['result']}")
 EOF
   grep -E "ptxas:|note:|module:|error" "$dir/out.txt" | sed 's/^/    /' >> "$table"
 }
