@@ -447,7 +447,8 @@ std::optional<CacheEntry> JitCache::lookup(const CacheKey& key, std::string* why
     e.ptxas.ran = p.boolean("ran");
     e.ptxas.ok = p.boolean("ok");
     e.ptxas.skipped = p.text("skipped", kMaxShortText);
-    e.ptxas.ptxasPath = p.text("ptxas", kMaxShortText);
+    e.ptxas.assembler = p.text("assembler", kMaxShortText);
+    e.ptxas.assemblerNote = p.text("assembler_note", kMaxShortText);
     e.ptxas.registers = int(p.integer("registers", 0, kMaxRegisters));
     e.ptxas.sharedBytes = int(p.integer("shared_bytes", 0, kMaxPtxasBytes));
     e.ptxas.spillStoreBytes = int(p.integer("spill_store_bytes", 0, kMaxPtxasBytes));
@@ -606,7 +607,7 @@ static std::string optionsText(const CompiledKernel& k, const PtxOptions& o) {
   return text;
 }
 
-CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepLayouts) {
+CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepLayouts, Assembler assembler) {
   CacheKey key;
   // The kernel file's text; for IR that comes from no file (tl-ptx --unfused compiles the
   // unfused kernels, block IR made from the front end's), the printed IR is its source.
@@ -619,13 +620,25 @@ CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepL
   // The thread stage checks shared memory against the target GPU (sim/Gpu.h): a kernel compiled
   // under one limit is not a hit under a smaller one, which must report it at its op.
   key.options += " shared-limit=" + std::to_string(targetGpu().maxSharedPerBlock);
+  // nvJitLink compiles PTX as relocatable code and writes another cubin than the ptxas process
+  // (more registers, NvJitLink.h): an entry holds the cubin of the assembler that was asked for.
+  // Auto is its own key, not resolved to what would run (that would cost loading nvJitLink on a
+  // hit); the manifest records the assembler that ran, and tl-ptx prints it.
+  key.options += std::string(" assembler=") + assemblerName(assembler);
   key.toolVersion = toolVersion();
   return key;
 }
 
+// "ptxas rejected the PTX of k (sm_90):\n<log>", naming nvJitLink when it was the one.
+static std::string rejectionMessage(const PtxasInfo& p, const std::string& kernel, const std::string& arch) {
+  const bool inProcess = p.assembler.rfind("nvJitLink", 0) == 0;
+  return (inProcess ? "ptxas (in " + p.assembler + ")" : std::string("ptxas")) + " rejected the PTX of " + kernel +
+         " (" + arch + "):\n" + p.log;
+}
+
 JitResult jitCompile(const CompiledKernel& k, const JitOptions& opts, const JitCache* cache) {
   JitResult r;
-  CacheKey key = cacheKeyFor(k, opts.ptx, opts.keepLayouts);
+  CacheKey key = cacheKeyFor(k, opts.ptx, opts.keepLayouts, opts.assembler);
   if (cache && opts.useCache) {
     auto start = std::chrono::steady_clock::now();
     r.times.cacheKey = key.digest();
@@ -660,11 +673,10 @@ JitResult jitCompile(const CompiledKernel& k, const JitOptions& opts, const JitC
   e.sharedBytes = tc.threadIR->sharedBytes;
   e.ptx = std::move(pr.ptx);
   start = std::chrono::steady_clock::now();
-  e.ptxas = runPtxas(e.ptx, opts.ptx.arch, &e.cubin);
+  e.ptxas = assemblePtx(e.ptx, opts.ptx.arch, &e.cubin, opts.assembler);
   r.times.ptxasMs = e.ptxas.ran ? msSince(start) : 0;
   if (e.ptxas.ran && !e.ptxas.ok)
-    throw std::runtime_error("ptxas rejected the PTX of " + e.kernelName + " (" + opts.ptx.arch + "):\n" +
-                             e.ptxas.log);
+    throw std::runtime_error(rejectionMessage(e.ptxas, e.kernelName, opts.ptx.arch));
   e.threadMs = r.times.threadMs;
   e.codegenMs = r.times.codegenMs;
   e.ptxasMs = r.times.ptxasMs;

@@ -6,7 +6,9 @@
 // Location: $TL_CACHE_DIR, else $XDG_CACHE_HOME/tilelab, else ~/.cache/tilelab (docs/gpu.md).
 // Layout: <root>/v1/<first 2 hex digits of the key>/<key>/{kernel.ptx, kernel.cubin, manifest.json}
 // where <key> is the SHA-256 (hex) of the key's parts. The manifest holds the key's parts, the
-// SHA-256 and size of the PTX and cubin files, ptxas' report and the compile times.
+// SHA-256 and size of the PTX and cubin files, ptxas' report (with the assembler that ran:
+// nvJitLink and the ptxas process write different cubins, so the assembler asked for is in the
+// key) and the compile times.
 //
 // Trust: only the key (the entry's name, and every part compared) and the files' hashes are
 // taken on trust. Every other manifest field is checked for its type and range and against what
@@ -114,6 +116,7 @@ struct JitOptions {
   bool useCache = true;        // false: --no-cache (neither looked up nor stored)
   bool wantLLVM = false;       // also produce the LLVM IR (recompiles on a hit; not cached)
   bool keepLayouts = false;    // --keep-layouts: no automatic convert_layout (part of the key)
+  Assembler assembler = Assembler::Ptxas;  // --assembler (part of the key: the cubins differ)
 };
 
 struct JitResult {
@@ -125,13 +128,15 @@ struct JitResult {
 };
 
 // The key of a compiled kernel: its source, specialization, the launch's divisibility facts,
-// num_warps, arch, options (with the target GPU's maxSharedPerBlock) and this binary's version.
-CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepLayouts = false);
+// num_warps, arch, options (with the target GPU's maxSharedPerBlock and the assembler asked for)
+// and this binary's version.
+CacheKey cacheKeyFor(const CompiledKernel& k, const PtxOptions& opts, bool keepLayouts = false,
+                     Assembler assembler = Assembler::Ptxas);
 
 // Looks the kernel up in `cache` (may be null) and on a miss compiles it: compileToThreadIR,
-// compileToPTX, runPtxas (when ptxas is installed), then stores the result. Throws IRError
-// for IR the code generator rejects and std::runtime_error (with ptxas' log) when ptxas rejects
-// the PTX; nothing is cached then.
+// compileToPTX, assemblePtx (nvJitLink or the ptxas process, when one is there), then stores the
+// result. Throws IRError for IR the code generator rejects and std::runtime_error (naming the
+// assembler, with its log) when the assembler rejects the PTX; nothing is cached then.
 JitResult jitCompile(const CompiledKernel& k, const JitOptions& opts, const JitCache* cache);
 
 }  // namespace tl

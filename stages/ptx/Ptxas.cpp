@@ -1,13 +1,18 @@
-// Runs ptxas on a PTX text and parses what `ptxas -v` reports (contract in Ptxas.h).
+// Runs ptxas on a PTX text, picks the assembler, and parses what ptxas reports (contract in
+// Ptxas.h).
 //
 // ptxas -v prints, for each entry:
 //   ptxas info    : Compiling entry function 'softmax_kernel' for 'sm_90'
 //   ptxas info    : Function properties for softmax_kernel
 //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 //   ptxas info    : Used 18 registers, used 1 barriers, 16 bytes smem, 368 bytes cmem[0]
-// The numbers are taken from those lines (a module holds one kernel; with several, the
-// largest of each is kept).
+// nvJitLink's -verbose info log holds the same lines (the stack line as "ptxas         .     0
+// bytes stack frame, ..."), then its linker's summary ("info    : used 47 registers, ..., 1040
+// bytes smem"), which is skipped. The numbers are taken from ptxas' lines (a module holds one
+// kernel; with several, the largest of each is kept).
 #include "ptx/Ptxas.h"
+
+#include "ptx/NvJitLink.h"
 
 #include "ir/FileRead.h"
 
@@ -85,6 +90,35 @@ int largest(const std::string& log, const std::regex& re) {
 
 }  // namespace
 
+const char* assemblerName(Assembler a) {
+  switch (a) {
+    case Assembler::Auto: return "auto";
+    case Assembler::Ptxas: return "ptxas";
+    case Assembler::NvJitLink: return "nvjitlink";
+  }
+  return "auto";
+}
+
+void parsePtxasReport(const std::string& log, PtxasInfo& info) {
+  // ptxas' own lines: "ptxas ..." and the indented stack/spill line of `ptxas -v`.
+  std::string own;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("ptxas", 0) == 0 || (!line.empty() && (line[0] == ' ' || line[0] == '\t'))) own += line + "\n";
+  info.registers = largest(own, std::regex(R"(Used (\d+) registers)"));
+  info.sharedBytes = largest(own, std::regex(R"((\d+) bytes smem)"));
+  info.stackFrameBytes = largest(own, std::regex(R"((\d+) bytes stack frame)"));
+  info.spillStoreBytes = largest(own, std::regex(R"((\d+) bytes spill stores)"));
+  info.spillLoadBytes = largest(own, std::regex(R"((\d+) bytes spill loads)"));
+}
+
+bool isAssemblerArch(const std::string& arch, std::string* why) {
+  if (arch.rfind("sm_", 0) == 0 && arch.size() >= 5 && arch.find_first_not_of("0123456789a", 3) == std::string::npos)
+    return true;
+  if (why) *why = "not a GPU architecture: '" + arch + "'";
+  return false;
+}
+
 std::string findPtxas(std::string* why) {
   if (const char* env = std::getenv("TL_PTXAS"); env && *env) {
     if (isExecutable(env)) return env;
@@ -103,12 +137,9 @@ std::string findPtxas(std::string* why) {
 
 PtxasInfo runPtxas(const std::string& ptx, const std::string& arch, std::string* cubinOut) {
   PtxasInfo info;
-  info.ptxasPath = findPtxas(&info.skipped);
-  if (info.ptxasPath.empty()) return info;
-  if (arch.rfind("sm_", 0) != 0 || arch.size() < 5 || arch.find_first_not_of("0123456789a", 3) != std::string::npos) {
-    info.skipped = "not a GPU architecture: '" + arch + "'";
-    return info;
-  }
+  info.assembler = findPtxas(&info.skipped);
+  if (info.assembler.empty()) return info;
+  if (!isAssemblerArch(arch, &info.skipped)) return info;
 
   TempFile input(".ptx"), output(".cubin"), log(".log");
   if (!input.ok() || !output.ok() || !log.ok() || !input.write(ptx)) {
@@ -118,7 +149,7 @@ PtxasInfo runPtxas(const std::string& ptx, const std::string& arch, std::string*
 
   // ptxas -arch=sm_90 -v in.ptx -o out.cubin   (stdout and stderr into the log file)
   const std::string archFlag = "-arch=" + arch;
-  std::vector<std::string> argv = {info.ptxasPath, archFlag, "-v", input.path(), "-o", output.path()};
+  std::vector<std::string> argv = {info.assembler, archFlag, "-v", input.path(), "-o", output.path()};
   std::vector<char*> cargv;
   for (std::string& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -127,10 +158,10 @@ PtxasInfo runPtxas(const std::string& ptx, const std::string& arch, std::string*
   posix_spawn_file_actions_addopen(&actions, 1, log.path().c_str(), O_WRONLY | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, info.ptxasPath.c_str(), &actions, nullptr, cargv.data(), environ);
+  const int rc = posix_spawn(&pid, info.assembler.c_str(), &actions, nullptr, cargv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
-    info.skipped = "cannot run " + info.ptxasPath + ": " + std::strerror(rc);
+    info.skipped = "cannot run " + info.assembler + ": " + std::strerror(rc);
     return info;
   }
   int status = 0;
@@ -139,13 +170,28 @@ PtxasInfo runPtxas(const std::string& ptx, const std::string& arch, std::string*
   info.ran = true;
   info.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   info.log = log.read();
-
-  info.registers = largest(info.log, std::regex(R"(Used (\d+) registers)"));
-  info.sharedBytes = largest(info.log, std::regex(R"((\d+) bytes smem)"));
-  info.stackFrameBytes = largest(info.log, std::regex(R"((\d+) bytes stack frame)"));
-  info.spillStoreBytes = largest(info.log, std::regex(R"((\d+) bytes spill stores)"));
-  info.spillLoadBytes = largest(info.log, std::regex(R"((\d+) bytes spill loads)"));
+  parsePtxasReport(info.log, info);
   if (info.ok && cubinOut) *cubinOut = output.read();
+  return info;
+}
+
+PtxasInfo assemblePtx(const std::string& ptx, const std::string& arch, std::string* cubinOut, Assembler which) {
+  if (which == Assembler::Ptxas) return runPtxas(ptx, arch, cubinOut);
+  std::string why;
+  if (std::unique_ptr<NvJitLink> lib = NvJitLink::open(&why)) {
+    PtxasInfo info = lib->assemble(ptx, arch, cubinOut);
+    // A library that loads but cannot start (an option an older nvJitLink does not know) is
+    // not a rejection of the PTX: Auto then runs the process.
+    if (info.ran || which == Assembler::NvJitLink) return info;
+    why = info.skipped;
+  }
+  if (which == Assembler::NvJitLink) {
+    PtxasInfo info;
+    info.skipped = "--assembler=nvjitlink: " + why;
+    return info;
+  }
+  PtxasInfo info = runPtxas(ptx, arch, cubinOut);
+  info.assemblerNote = "nvJitLink not used: " + why;
   return info;
 }
 

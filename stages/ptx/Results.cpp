@@ -100,6 +100,7 @@ nlohmann::ordered_json resultsToJson(const RunResults& r) {
   j["dtypes"] = r.dtypes;
   j["arch"] = r.arch;
   j["ptx"] = r.ptxPath;
+  j["assembler"] = r.assembler;
   j["gpu"] = {{"ran", r.gpuRan}, {"skipped", r.gpuSkipped}, {"device", r.device}, {"sm_count", r.smCount}};
   j["time"] = {{"runs", r.runs}, {"median_ms", number(r.medianMs)}, {"min_ms", number(r.minMs)},
                {"l2_flushed", r.l2Flushed}};
@@ -155,6 +156,7 @@ RunResults resultsFromJson(const nlohmann::ordered_json& j) {
   }
   r.arch = getStr(j, "", "arch");
   r.ptxPath = getStr(j, "", "ptx");
+  if (j.is_object() && j.contains("assembler")) r.assembler = getStr(j, "", "assembler");
   const auto& g = getObj(j, "", "gpu");
   r.gpuRan = getBool(g, "gpu", "ran");
   r.gpuSkipped = getStr(g, "gpu", "skipped");
@@ -229,7 +231,8 @@ nlohmann::json ptxasToJson(const PtxasInfo& p) {
   return {{"ran", p.ran},
           {"ok", p.ok},
           {"skipped", p.skipped},
-          {"ptxas", p.ptxasPath},
+          {"assembler", p.assembler},
+          {"assembler_note", p.assemblerNote},
           {"registers", p.registers},
           {"shared_bytes", p.sharedBytes},
           {"spill_store_bytes", p.spillStoreBytes},
@@ -247,7 +250,8 @@ PtxasInfo ptxasFromJson(const nlohmann::json& j) {
   p.ran = b("ran");
   p.ok = b("ok");
   p.skipped = s("skipped");
-  p.ptxasPath = s("ptxas");
+  p.assembler = s("assembler");
+  p.assemblerNote = s("assembler_note");
   p.registers = i("registers");
   p.sharedBytes = i("shared_bytes");
   p.spillStoreBytes = i("spill_store_bytes");

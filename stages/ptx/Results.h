@@ -12,7 +12,8 @@
 // (RunResults::sourceSha256 non-empty) and read as "" when absent (files measured before it
 // existed): a reader pairs a measurement with a kernel only by this hash and the launch.
 // resources.dynamic_shared_bytes likewise: written always, read as 0 when absent (files written
-// before dynamic shared memory existed had none).
+// before dynamic shared memory existed had none); "assembler" written always, read as "" when
+// absent.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -48,7 +49,7 @@ struct CompileTimes {
   double frontEndMs = 0;    // parse + @launch + block IR
   double threadMs = 0;      // block passes + layouts + lowering to thread IR
   double codegenMs = 0;     // LLVM IR + optimization + NVPTX -> PTX
-  double ptxasMs = 0;       // ptxas -v (PTX -> cubin)
+  double ptxasMs = 0;       // the assembler, PTX -> cubin (nvJitLink in process, or the ptxas -v process)
   double cacheMs = 0;       // cache lookup (+ store on a miss)
   double moduleLoadMs = 0;  // cuModuleLoadData(Ex) + attributes (0 without a GPU)
   bool cacheHit = false;
@@ -71,6 +72,7 @@ struct RunResults {
   std::map<std::string, std::string> dtypes;  // parameter -> type ("ptr<f32>", "i32")
   std::string arch;               // the --arch compiled for
   std::string ptxPath;
+  std::string assembler;          // what made the cubin: "nvJitLink 13.0", a ptxas path; "" none (or unknown)
   // The GPU run ("" device and gpuSkipped set when it did not run).
   bool gpuRan = false;
   std::string gpuSkipped;         // why not

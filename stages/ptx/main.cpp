@@ -11,7 +11,9 @@
 //   tl-ptx kernels/softmax.tl --unfused            # also the unfused kernels: fusion measured
 //   tl-ptx kernels/matmul.tl --gpu a100 --arch sm_80  # shared memory checked against the A100's limit
 //
-// Per kernel: front end -> (cache hit, or thread IR -> LLVM IR -> PTX -> ptxas -> cache) ->
+//   tl-ptx kernels/softmax.tl --assembler auto    # libnvJitLink in process when it loads (else ptxas)
+//
+// Per kernel: front end -> (cache hit, or thread IR -> LLVM IR -> PTX -> assembler -> cache) ->
 // out/ptx/<kernel>.ptx -> [GPU: load, run once, copy back, time, check] -> out/results/<kernel>.json.
 // With --unfused, also: unfuse -> compile each unfused kernel -> out/ptx/<kernel>.unfused.<k>_<op>.ptx
 // -> [GPU: run the sequence over one set of buffers, check, time it like the fused kernel] ->
@@ -57,7 +59,17 @@ struct PtxStageOptions {
   int runs = 100;
   bool runsGiven = false;          // --runs given: run exactly that many (no time budget)
   bool unfused = false;            // also compile, run and time the unfused kernels
+  // PTX -> cubin: ptxas (the process) | auto (nvJitLink, else the process) | nvjitlink. The process
+  // is the default: nvJitLink's cubin has more registers (relocatable code, ptx/NvJitLink.h) and a
+  // cold one-kernel run is not faster with it (bench/results/README.md).
+  std::string assembler = "ptxas";
 };
+
+tl::Assembler assemblerOf(const std::string& name) {
+  if (name == "ptxas") return tl::Assembler::Ptxas;
+  if (name == "nvjitlink") return tl::Assembler::NvJitLink;
+  return tl::Assembler::Auto;
+}
 
 // The timing policy of the options (the same for the fused kernel and the unfused sequence).
 tl::TimingOptions timingOptions(const PtxStageOptions& o) {
@@ -112,6 +124,7 @@ tl::RunResults baseResults(const tl::CompiledKernel& k, const tl::JitResult& jit
   for (const auto& [name, type] : k.spec.paramTypes) r.dtypes[name] = type.str();
   r.arch = o.arch;
   r.ptxPath = ptxPath;
+  r.assembler = jit.entry.ptxas.ran ? jit.entry.ptxas.assembler : "";
   r.registers = jit.entry.ptxas.registers;
   r.sharedBytes = jit.entry.ptxas.ran ? jit.entry.ptxas.sharedBytes : tl::ptx::staticSharedBytes(jit.entry.sharedBytes);
   r.dynamicSharedBytes = tl::ptx::dynamicSharedBytes(jit.entry.sharedBytes);
@@ -134,9 +147,11 @@ void printCompileSummary(const tl::JitResult& jit, const tl::CompiledKernel& k, 
     out << "   ptxas: " << e.ptxas.registers << " registers, " << e.ptxas.sharedBytes << " B smem"
         << (dynamic ? " (static; + " + std::to_string(e.sharedBytes) + " B dynamic at launch)" : "") << ", spills "
         << e.ptxas.spillStoreBytes << " B stores / " << e.ptxas.spillLoadBytes << " B loads, stack "
-        << e.ptxas.stackFrameBytes << " B\n";
+        << e.ptxas.stackFrameBytes << " B  (" << e.ptxas.assembler
+        << (e.ptxas.assembler.rfind("nvJitLink", 0) == 0 ? ", in process" : "") << ")\n";
   else
     out << "   ptxas: not run (" << e.ptxas.skipped << "); the driver will JIT-compile the PTX\n";
+  if (!e.ptxas.assemblerNote.empty()) out << "   note: " << e.ptxas.assemblerNote << "\n";
   const tl::CompileTimes& t = jit.times;
   out << "   compile: front end " << tl::formatMs(k.compileMs);
   if (jit.cacheHit) {
@@ -432,6 +447,11 @@ int main(int argc, char** argv) {
                       ->check(CLI::Range(1, 1000000));
   app.add_flag("--unfused", o.unfused, "Also compile (and on a GPU run, check and time) the unfused kernels: one "
                                       "per block-level op, intermediates in global memory");
+  app.add_option("--assembler", o.assembler,
+                 "PTX -> cubin: ptxas (the ptxas process), auto (libnvJitLink in process when it loads, else "
+                 "the process) or nvjitlink (always the library; more registers: relocatable code)")
+      ->check(CLI::IsMember({"auto", "ptxas", "nvjitlink"}))
+      ->capture_default_str();
   bool noLineInfo = false, keepLayouts = false;
   app.add_flag("--keep-layouts", keepLayouts,
                "Keep the layouts the source implies: no automatic convert_layout through shared memory");
@@ -455,6 +475,7 @@ int main(int argc, char** argv) {
     jo.useCache = !o.noCache;
     jo.wantLLVM = o.printLLVM;
     jo.keepLayouts = keepLayouts;
+    jo.assembler = assemblerOf(o.assembler);
     tl::JitResult jit = tl::jitCompile(k, jo, o.noCache ? nullptr : &cache);
     if (o.printLLVM) out << "// ----- LLVM IR -----\n" << jit.llvmIR;
     if (o.printPTX) out << "// ----- PTX -----\n" << jit.entry.ptx;

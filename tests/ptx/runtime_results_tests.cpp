@@ -31,6 +31,7 @@ RunResults sample() {
   r.dtypes = {{"x_ptr", "ptr<f32>"}, {"N", "i32"}};
   r.arch = "sm_90";
   r.ptxPath = "out/ptx/softmax.ptx";
+  r.assembler = "nvJitLink 13.0";
   r.gpuRan = true;
   r.device = "NVIDIA H200 (sm_90, 132 SMs, L2 60 MiB, driver 13.0)";
   r.smCount = 132;
@@ -77,6 +78,22 @@ TEST(ResultsJson, RoundTripsEveryField) {
   EXPECT_EQ(back.sizes[3].first, "A_LAST");  // the launch's order survives
   EXPECT_EQ(j["check"]["outputs"][0]["max_abs_err"], "nan");
   EXPECT_DOUBLE_EQ(j["compile_ms"]["total"].get<double>(), 1.25 + 3.5 + 12.75 + 40.5 + 0.25 + 0.5);
+}
+
+// "assembler" (which assembler made the cubin) is written always; files written before it
+// existed read as "", a non-string is named.
+TEST(ResultsJson, AssemblerIsWrittenAndOptionalToRead) {
+  ojson j = resultsToJson(sample());
+  EXPECT_EQ(j["assembler"], "nvJitLink 13.0");
+  j.erase("assembler");
+  EXPECT_EQ(resultsFromJson(j).assembler, "");
+  j["assembler"] = 7;
+  try {
+    resultsFromJson(j);
+    ADD_FAILURE() << "a numeric assembler was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'assembler' is not a string"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ResultsJson, SkippedRunRoundTrips) {
@@ -146,7 +163,8 @@ TEST(ResultsJson, WriteResultsMakesOneFilePerKernel) {
 TEST(ResultsJson, PtxasReportRoundTrips) {
   PtxasInfo p;
   p.ran = p.ok = true;
-  p.ptxasPath = "/usr/local/cuda/bin/ptxas";
+  p.assembler = "nvJitLink 13.0";
+  p.assemblerNote = "nvJitLink not used: $TL_NVJITLINK=/x cannot be loaded";
   p.registers = 40;
   p.sharedBytes = 4096;
   p.spillStoreBytes = 16;
@@ -156,7 +174,8 @@ TEST(ResultsJson, PtxasReportRoundTrips) {
   PtxasInfo q = ptxasFromJson(ptxasToJson(p));
   EXPECT_EQ(q.ran, p.ran);
   EXPECT_EQ(q.ok, p.ok);
-  EXPECT_EQ(q.ptxasPath, p.ptxasPath);
+  EXPECT_EQ(q.assembler, p.assembler);
+  EXPECT_EQ(q.assemblerNote, p.assemblerNote);
   EXPECT_EQ(q.registers, 40);
   EXPECT_EQ(q.sharedBytes, 4096);
   EXPECT_EQ(q.spillStoreBytes, 16);
