@@ -564,6 +564,45 @@ class MachineState {
     endRecords(rec);
   }
 
+  // ldmatrix: `count` 8 x 8 matrices of 16-bit elements; lane 8q + r gives the address of row r
+  // of matrix q (16 bytes, 16-byte aligned). One access record per matrix (8 lanes x 16 bytes).
+  void execLdmatrix(Warp& w, const COp& op, uint32_t mask) {
+    if (mask != 0xffffffffu)
+      fail(op, "ldmatrix needs all 32 lanes of the warp active (ldmatrix.sync.aligned), active lanes: " + laneList(mask) +
+                   where(w, __builtin_ctz(mask), op));
+    const uint32_t count = static_cast<uint32_t>(op.attr & 0xff);
+    const bool trans = (op.attr >> 8) & 1;
+    const Slot* addr = &w.regs[op.in[0].off];
+    MemOperands m;
+    m.n = count;
+    m.vec = 1;
+    m.dtype = op.out[0].dtype;
+    m.elemBytes = 16;  // one row
+    const size_t rec = beginRecords(w, op, m, MemSpace::Shared, false);
+    sim::RaceConflict conflict;
+    std::vector<const uint8_t*> row(size_t(count) * 8);
+    for (uint32_t q = 0; q < count; ++q)
+      for (int r = 0; r < 8; ++r) {
+        const int l = int(q) * 8 + r;
+        if (sim::asI(addr[l]) % 16 != 0)
+          fail(op, "ldmatrix row address " + std::to_string(sim::asI(addr[l])) + " is not 16-byte aligned" + where(w, l, op));
+        const uint8_t* p = sharedElement(w, op, m, addr[l], l, false);
+        if (opts_.detectRaces && races_.onRead(static_cast<uint32_t>(p - shared_.data()), 16, w.id * 32 + l, op.instr, conflict))
+          raceError(op, conflict);
+        noteAccess(rec, q, l, addr[l]);
+        row[size_t(q) * 8 + size_t(r)] = p;
+      }
+    Slot* out = &w.regs[op.out[0].off];
+    const uint32_t n = op.out[0].n;
+    for (int l = 0; l < 32; ++l)
+      for (uint32_t q = 0; q < count; ++q)
+        for (int j = 0; j < 2; ++j) {
+          const int r = trans ? 2 * (l % 4) + j : l / 4, c = trans ? l / 4 : 2 * (l % 4) + j;
+          out[uint32_t(l) * n + 2 * q + uint32_t(j)] = sim::loadElement(row[size_t(q) * 8 + size_t(r)] + 2 * c, m.dtype);
+        }
+    endRecords(rec);
+  }
+
   void execStShared(Warp& w, const COp& op, uint32_t mask) {
     const MemOperands m = memOperands(w, op, true);
     const size_t rec = beginRecords(w, op, m, MemSpace::Shared, true);

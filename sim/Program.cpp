@@ -97,6 +97,7 @@ class Compiler {
         c.attr = op.intAttr("vec");
         break;
       case OpKind::ShflXor: c.attr = op.intAttr("offset"); break;
+      case OpKind::Ldmatrix: c.attr = op.intAttr("count") | op.intAttr("trans") << 8; break;
       case OpKind::Extract: c.attr = op.intAttr("index"); break;
       case OpKind::BlockId: case OpKind::NumBlocks: c.attr = op.intAttr("axis"); break;
       case OpKind::RegReduce: {

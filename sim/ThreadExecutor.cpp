@@ -581,6 +581,7 @@ class Executor : public sim::exec::MachineState {
       case OpKind::LdGlobal: execLdGlobal(w, op, mask); break;
       case OpKind::StGlobal: execStGlobal(w, op, mask); break;
       case OpKind::LdShared: execLdShared(w, op, mask); break;
+      case OpKind::Ldmatrix: execLdmatrix(w, op, mask); break;
       case OpKind::StShared: execStShared(w, op, mask); break;
       default:
         throw IRError(op.op->loc, std::string("the thread executor cannot run '") + mnemonic(op.kind) + "' here");

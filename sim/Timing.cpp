@@ -298,7 +298,7 @@ class Converter {
       case OpKind::LdGlobal: case OpKind::StGlobal:
         globalAccess(op, e, out);
         return;
-      case OpKind::LdShared: case OpKind::StShared:
+      case OpKind::LdShared: case OpKind::StShared: case OpKind::Ldmatrix:
         sharedAccess(op, e, out);
         return;
       case OpKind::Mma: {  // the sub-partition's tensor core (sim/Gpu.h's mma figures)

@@ -189,6 +189,15 @@ void verifyThreadOp(const Op& op, Check& c) {
         c.sameType(res(), opd(2), "result");
       break;
     }
+    case OpKind::Ldmatrix: {
+      if (!(c.operands(1, 1) && c.results(1) && c.intAttrIn("count", 1, 4) && c.intAttrIn("trans", 0, 1))) break;
+      const int64_t count = op.intAttr("count");
+      if (count == 3) { c.fail("count must be 1, 2 or 4"); break; }
+      if (!c.sameType(opd(0), Type::scalar(DType::I32), "address")) break;
+      if (res().isPtr || (res().dtype != DType::F16 && res().dtype != DType::BF16) || res().rank() != 1 || res().numel() != 2 * count)
+        c.fail("result must be <" + std::to_string(2 * count) + "xf16> or <" + std::to_string(2 * count) + "xbf16>, got " + str(res()));
+      break;
+    }
     case OpKind::CvtTf32:
       if (!(c.operands(1, 1) && c.results(1) && c.sameType(res(), opd(0), "result/operand"))) break;
       if (opd(0).isPtr || opd(0).dtype != DType::F32) c.fail("needs f32 registers, got " + str(opd(0)));

@@ -124,6 +124,7 @@ class KernelEmitter {
   // ----- tensor cores (CodegenMma.cpp): mma.sync and cvt.rna.tf32 -----
   llvm::Value* emitMma(const Op& op);
   llvm::Value* emitCvtTf32(const Op& op);
+  llvm::Value* emitLdmatrix(const Op& op);
   llvm::Value* packB32(const std::vector<llvm::Value*>& elems, size_t first, int count);  // elements -> one .b32
 
   // ----- print_regs / assert_regs (CodegenDebug.cpp): vprintf and __assertfail -----

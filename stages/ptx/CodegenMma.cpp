@@ -1,5 +1,6 @@
-// Tensor cores in tl-ptx: the thread-IR `mma` as one mma.sync.aligned instruction and
-// `cvt_tf32` as cvt.rna.tf32.f32, both in inline PTX (what Triton and CUTLASS emit):
+// Tensor cores in tl-ptx: the thread-IR `mma` as one mma.sync.aligned instruction, `ldmatrix`
+// as ldmatrix.sync.aligned and `cvt_tf32` as cvt.rna.tf32.f32, in inline PTX (what Triton and
+// CUTLASS emit):
 //
 //   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {d0,d1,d2,d3}, {a0,a1,a2,a3}, {b0,b1}, {c0,c1,c2,c3};
 //
@@ -68,6 +69,38 @@ llvm::Value* KernelEmitter::emitMma(const Op& op) {
   llvm::Value* d = b_.CreateCall(asmFn, args);
   std::vector<llvm::Value*> out;
   for (unsigned i = 0; i < 4; ++i) out.push_back(b_.CreateExtractValue(d, {i}));
+  return join(out, op.result()->type);
+}
+
+// ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 {r0..}, [addr]: each .b32 result is two
+// 16-bit elements, low half first; the address is the lane's row in the shared window (a 32-bit
+// shared-space address: ptrtoint of the addrspace(3) pointer).
+llvm::Value* KernelEmitter::emitLdmatrix(const Op& op) {
+  const int64_t count = op.intAttr("count");
+  const bool trans = op.intAttr("trans") != 0;
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Value* addr = b_.CreatePtrToInt(sharedAddress(op, get(op.operand(0))), i32);
+  std::string text = "ldmatrix.sync.aligned.m8n8.x" + std::to_string(count) + (trans ? ".trans" : "") + ".shared.b16 {";
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=r,";
+  }
+  text += "}, [$" + std::to_string(count) + "];";
+  constraints += "r,~{memory}";
+  std::vector<llvm::Type*> rets(size_t(count), i32);
+  llvm::Type* ret = count == 1 ? static_cast<llvm::Type*>(i32) : llvm::StructType::get(b_.getContext(), rets);
+  auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(ret, {i32}, false), text, constraints, /*sideEffects=*/true);
+  llvm::Value* words = b_.CreateCall(asmFn, {addr});
+  llvm::Type* elem = llvmType(op.result()->type.scalarType());
+  std::vector<llvm::Value*> out;
+  for (int64_t i = 0; i < count; ++i) {
+    llvm::Value* w = count == 1 ? words : b_.CreateExtractValue(words, {unsigned(i)});
+    for (int h = 0; h < 2; ++h) {
+      llvm::Value* bits = b_.CreateTrunc(h ? b_.CreateLShr(w, 16) : w, b_.getInt16Ty());
+      out.push_back(b_.CreateBitCast(bits, elem));
+    }
+  }
   return join(out, op.result()->type);
 }
 

@@ -313,6 +313,7 @@ void KernelEmitter::emitOp(const Op& op) {
     case OpKind::ShflXor: case OpKind::ShflIdx: result = emitShuffle(op); break;
     case OpKind::Mma: result = emitMma(op); break;
     case OpKind::CvtTf32: result = emitCvtTf32(op); break;
+    case OpKind::Ldmatrix: result = emitLdmatrix(op); break;
     case OpKind::LdGlobal: emitLdGlobal(op); return;
     case OpKind::StGlobal: emitStGlobal(op); return;
     case OpKind::LdShared: emitLdShared(op); return;

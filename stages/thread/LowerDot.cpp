@@ -111,77 +111,116 @@ void Lowerer::lowerDot(const Op& op) {
 
 namespace tl::lower {
 
+// Stores a dot operand (a tile of the block IR) into shared memory at index
+// coord(rowDim) * stride + coord(1 - rowDim), each element by its first owner; consecutive
+// registers that are consecutive along dim 1 - rowDim go as one vector store of up to 16 bytes.
+void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride) {
+  const Type& t = operand->type;
+  const int colDim = 1 - rowDim, bytes = dtypeBytes(t.dtype);
+  LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
+  Value* mask = ownerMask(g);
+  Value* col = coord(g, colDim);
+  Value* idx = bin(OpKind::Add, mulC(coord(g, rowDim), stride), col);
+  Value* addr = sharedAddr(idx, bytes, base);
+  Value* value = get(operand);
+  int64_t vec = 1;
+  if (t.layout->kind() == Layout::Kind::Blocked && t.layout->order()[0] == colDim)
+    while (vec * 2 <= t.layout->sizePerThread()[size_t(colDim)] && vec * 2 * bytes <= 16 && vec * 2 <= t.shape[size_t(colDim)]) vec *= 2;
+  const int64_t n = regsOf(value);
+  std::vector<Value*> operands{splatTo(addr, n), value};
+  if (mask) operands.push_back(splatTo(mask, n));
+  b_.create(OpKind::StShared, operands, {}, {{"vec", n == 1 ? int64_t(1) : vec}});
+}
+
 // Form A (the contract at the top).
 void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
   const int64_t M = aT.shape[0], K = aT.shape[1], N = bT.shape[1];
   const int bytes = dtypeBytes(aT.dtype);
-  const int64_t S = K + 16 / bytes;  // the staged rows' stride in elements (16 bytes of padding)
   const auto& wpc = cT.layout->warpsPerCTA();
   const int W0 = wpc[0], W1 = wpc[1];
   const int64_t mTiles = M / (16 * W0), nTiles = N / (8 * W1), kSteps = K / instr.k;
   const int nA = instr.regs(MmaOperand::A), nB = instr.regs(MmaOperand::B), run = instr.kRun();
+  const bool ldm = bytes == 2;                          // f16 / bf16: fragments by ldmatrix
+  const int64_t SA = K + 16 / bytes;                    // a: [M][K + pad]
+  const int64_t SB = ldm ? N + 16 / bytes : SA;         // b: [K][N + pad], or transposed [N][K + pad]
 
-  // 1. staging: a as [M][S], b transposed as [N][S].
-  Value* aBase = sharedBase(M * S * bytes, "dot operand a [M][K+pad] (tensor cores)");
-  Value* bBase = sharedBase(N * S * bytes, "dot operand b transposed [N][K+pad] (tensor cores)");
-  LayoutGeom ga = LayoutGeom::of(*aT.layout, aT.shape), gb = LayoutGeom::of(*bT.layout, bT.shape);
-  Value* maskA = ownerMask(ga);
-  Value* aIdx = bin(OpKind::Add, mulC(coord(ga, 0), S), coord(ga, 1));
-  Value* valA = get(op.operand(0));
-  stShared(sharedAddr(aIdx, bytes, aBase), valA, maskA);
-  Value* maskB = ownerMask(gb);
-  Value* bIdx = bin(OpKind::Add, mulC(coord(gb, 1), S), coord(gb, 0));
-  Value* valB = get(op.operand(1));
-  stShared(sharedAddr(bIdx, bytes, bBase), valB, maskB);
+  // 1. staging.
+  Value* aBase = sharedBase(M * SA * bytes, "dot operand a [M][K+pad] (tensor cores)");
+  Value* bBase = sharedBase((ldm ? K : N) * SB * bytes,
+                            ldm ? "dot operand b [K][N+pad] (tensor cores)" : "dot operand b transposed [N][K+pad] (tensor cores)");
+  stageOperand(op.operand(0), aBase, 0, SA);
+  stageOperand(op.operand(1), bBase, ldm ? 0 : 1, SB);
   barrier();
 
-  // The fragment tables have the shape the loads below rely on: A row g + (row at lane 0), col
-  // kRun*t + (col at lane 0); B row kRun*t + (row at lane 0), col g.
-  for (int l = 0; l < kWarpSize; ++l) {
-    const int g = l >> 2, t = l & 3;
-    for (int e = 0; e < nA; ++e) {
-      auto [r, c] = mmaFragmentCoord(instr, MmaOperand::A, l, e);
-      auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::A, 0, e);
-      if (r != r0 + g || c != c0 + run * t) fail("internal: unexpected mma A fragment table for " + instr.ptx());
-    }
-    for (int e = 0; e < nB; ++e) {
-      auto [r, c] = mmaFragmentCoord(instr, MmaOperand::B, l, e);
-      auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::B, 0, e);
-      if (r != r0 + run * t || c != g || c0 != 0) fail("internal: unexpected mma B fragment table for " + instr.ptx());
-    }
-  }
-
-  // Fragment addresses at k = 0. Warp (w0, w1) = (warp / W1, warp % W1); g = lane / 4, t = lane % 4.
-  Value* g = divC(lane_, 4);
-  Value* t = andC(lane_, 3);
+  // Warp (w0, w1) = (warp / W1, warp % W1); g = lane / 4, t = lane % 4.
   Value* w0 = divC(warp_, W1);
   Value* w1 = W1 > 1 ? andC(warp_, W1 - 1) : constI32(0);
-  Value* runT = mulC(t, run);
-  Value* aThread = bin(OpKind::Add, mulC(bin(OpKind::Add, mulC(w0, 8), g), S), runT);  // row 8*w0 + g, col kRun*t
-  Value* bThread = bin(OpKind::Add, mulC(bin(OpKind::Add, mulC(w1, 8), g), S), runT);
-  Value* aThreadAddr = sharedAddr(aThread, bytes, aBase);
-  Value* bThreadAddr = sharedAddr(bThread, bytes, bBase);
-  auto staticVec = [&](const std::vector<int64_t>& v) {
-    std::vector<Value*> regs;
-    for (int64_t x : v) regs.push_back(constI32(x));
-    return b_.create(OpKind::Pack, regs, {Type::tile(DType::I32, {int64_t(v.size())})})->result();
-  };
+  // Per m-tile (A) and per n-tile or pair of n-tiles (B): the address this lane loads at k step 0.
   std::vector<Value*> aAddr, bAddr;
-  for (int64_t i = 0; i < mTiles; ++i) {
-    std::vector<int64_t> off;
-    for (int e = 0; e < nA; ++e) {
-      auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::A, 0, e);
-      off.push_back(((2 * i + r0 / 8) * 8 * W0 * S + c0) * bytes);
+  if (ldm) {
+    // ldmatrix.x4 of A: lane l gives row l % 8 of matrix q = l / 8, which is fragment rows 0-7
+    // (q even) or 8-15 (q odd), k 0-7 (q < 2) or 8-15: registers a0..a7 in the ISA's order.
+    Value* r8 = andC(lane_, 7);
+    Value* q = divC(lane_, 8);
+    Value* qLow = andC(q, 1);
+    Value* qHigh = divC(q, 2);
+    // (One op-making call per statement: C++ leaves the order of arguments open.)
+    Value* aRow = bin(OpKind::Add, mulC(w0, 8), r8);
+    Value* aHalf = mulC(qLow, 8 * W0);
+    aRow = bin(OpKind::Add, aRow, aHalf);
+    Value* aCol = mulC(qHigh, 8);
+    Value* aLane = sharedAddr(bin(OpKind::Add, mulC(aRow, SA), aCol), bytes, aBase);
+    for (int64_t i = 0; i < mTiles; ++i) aAddr.push_back(addC(aLane, i * 16 * W0 * SA * bytes));
+    // ldmatrix.x4.trans of B ([K][N]): matrix q is k rows 0-7 (q even) or 8-15 of n-tile j + q / 2.
+    Value* bRow = bin(OpKind::Add, r8, mulC(qLow, 8));
+    Value* bTile = mulC(qHigh, 8 * W1);
+    Value* bCol = bin(OpKind::Add, bTile, mulC(w1, 8));
+    Value* bLane = sharedAddr(bin(OpKind::Add, mulC(bRow, SB), bCol), bytes, bBase);
+    for (int64_t j = 0; j < nTiles; j += 2) bAddr.push_back(addC(bLane, j * 8 * W1 * bytes));
+  } else {
+    // ld_shared of kRun consecutive elements. The fragment tables have the shape this relies
+    // on: A row g + (row at lane 0), col kRun*t + (col at lane 0); B row kRun*t + (row at lane
+    // 0), col g.
+    for (int l = 0; l < kWarpSize; ++l) {
+      const int gl = l >> 2, tl = l & 3;
+      for (int e = 0; e < nA; ++e) {
+        auto [r, c] = mmaFragmentCoord(instr, MmaOperand::A, l, e);
+        auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::A, 0, e);
+        if (r != r0 + gl || c != c0 + run * tl) fail("internal: unexpected mma A fragment table for " + instr.ptx());
+      }
+      for (int e = 0; e < nB; ++e) {
+        auto [r, c] = mmaFragmentCoord(instr, MmaOperand::B, l, e);
+        auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::B, 0, e);
+        if (r != r0 + run * tl || c != gl || c0 != 0) fail("internal: unexpected mma B fragment table for " + instr.ptx());
+      }
     }
-    Value* o = staticVec(off);
-    aAddr.push_back(bin(OpKind::Add, splatTo(aThreadAddr, nA), o));
-  }
-  for (int64_t j = 0; j < nTiles; ++j) {
-    std::vector<int64_t> off;
-    for (int e = 0; e < nB; ++e) off.push_back((j * 8 * W1 * S + mmaFragmentCoord(instr, MmaOperand::B, 0, e).first) * bytes);
-    Value* o = staticVec(off);
-    bAddr.push_back(bin(OpKind::Add, splatTo(bThreadAddr, nB), o));
+    Value* g = divC(lane_, 4);
+    Value* runT = mulC(andC(lane_, 3), run);
+    Value* aThread = bin(OpKind::Add, mulC(bin(OpKind::Add, mulC(w0, 8), g), SA), runT);  // row 8*w0 + g, col kRun*t
+    Value* bThread = bin(OpKind::Add, mulC(bin(OpKind::Add, mulC(w1, 8), g), SB), runT);
+    Value* aThreadAddr = sharedAddr(aThread, bytes, aBase);
+    Value* bThreadAddr = sharedAddr(bThread, bytes, bBase);
+    auto staticVec = [&](const std::vector<int64_t>& v) {
+      std::vector<Value*> regs;
+      for (int64_t x : v) regs.push_back(constI32(x));
+      return b_.create(OpKind::Pack, regs, {Type::tile(DType::I32, {int64_t(v.size())})})->result();
+    };
+    for (int64_t i = 0; i < mTiles; ++i) {
+      std::vector<int64_t> off;
+      for (int e = 0; e < nA; ++e) {
+        auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::A, 0, e);
+        off.push_back(((2 * i + r0 / 8) * 8 * W0 * SA + c0) * bytes);
+      }
+      Value* o = staticVec(off);
+      aAddr.push_back(bin(OpKind::Add, splatTo(aThreadAddr, nA), o));
+    }
+    for (int64_t j = 0; j < nTiles; ++j) {
+      std::vector<int64_t> off;
+      for (int e = 0; e < nB; ++e) off.push_back((j * 8 * W1 * SB + mmaFragmentCoord(instr, MmaOperand::B, 0, e).first) * bytes);
+      Value* o = staticVec(off);
+      bAddr.push_back(bin(OpKind::Add, splatTo(bThreadAddr, nB), o));
+    }
   }
 
   // The accumulator register of each C fragment element, from the layout, the same for every lane.
@@ -227,11 +266,26 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     if (aT.dtype == DType::F32) v = b_.create(OpKind::CvtTf32, {v}, {ty})->result();
     return v;
   };
-  // One k step: kOff is the byte offset of its first k.
-  auto step = [&](Value* kOff, std::vector<Value*> cf) {
+  auto ldmatrix = [&](Value* addr, int64_t count, bool trans) {
+    return b_.create(OpKind::Ldmatrix, {addr}, {Type::tile(aT.dtype, {2 * count})}, {{"count", count}, {"trans", int64_t(trans)}})->result();
+  };
+  // One k step (kIndex: the step's number, an i32 scalar).
+  auto step = [&](Value* kIndex, std::vector<Value*> cf) {
     std::vector<Value*> af, bf;
-    for (Value* a : aAddr) af.push_back(loadFragment(bin(OpKind::Add, a, splatTo(kOff, nA)), nA));
-    for (Value* b : bAddr) bf.push_back(loadFragment(bin(OpKind::Add, b, splatTo(kOff, nB)), nB));
+    Value* aOff = mulC(kIndex, instr.k * bytes);
+    Value* bOff = mulC(kIndex, instr.k * (ldm ? SB : 1) * bytes);
+    if (ldm) {
+      for (Value* a : aAddr) af.push_back(ldmatrix(bin(OpKind::Add, a, aOff), 4, false));
+      for (size_t p = 0; p < bAddr.size(); ++p) {
+        const bool pair = int64_t(2 * p + 1) < nTiles;
+        Value* both = ldmatrix(bin(OpKind::Add, bAddr[p], bOff), pair ? 4 : 2, true);
+        bf.push_back(pair ? permuteRegs(both, {0, 1, 2, 3}) : both);
+        if (pair) bf.push_back(permuteRegs(both, {4, 5, 6, 7}));
+      }
+    } else {
+      for (Value* a : aAddr) af.push_back(loadFragment(bin(OpKind::Add, a, splatTo(aOff, nA)), nA));
+      for (Value* b : bAddr) bf.push_back(loadFragment(bin(OpKind::Add, b, splatTo(bOff, nB)), nB));
+    }
     for (int64_t i = 0; i < mTiles; ++i)
       for (int64_t j = 0; j < nTiles; ++j) {
         Value*& c = cf[size_t(i * nTiles + j)];
@@ -244,15 +298,14 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   Value* acc = get(op.operand(2));
   if (kSteps <= 8) {
     std::vector<Value*> cf = fragments(acc);
-    for (int64_t s = 0; s < kSteps; ++s) cf = step(constI32(s * instr.k * bytes), cf);
+    for (int64_t s = 0; s < kSteps; ++s) cf = step(constI32(s), cf);
     acc = accumulator(cf);
   } else {
     Op* loop = b_.forOp(constI32(0), constI32(kSteps), constI32(1), {acc});
     Region& body = loop->region(0);
     Region* outer = b_.region();
     b_.setInsertionPointToEnd(&body);
-    Value* kOff = mulC(body.arg(0), instr.k * bytes);
-    std::vector<Value*> cf = step(kOff, fragments(body.arg(1)));
+    std::vector<Value*> cf = step(body.arg(0), fragments(body.arg(1)));
     b_.yield({accumulator(cf)});
     b_.setInsertionPointToEnd(outer);
     acc = loop->result(0);

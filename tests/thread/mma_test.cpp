@@ -110,6 +110,11 @@ TEST(MmaPlan, TensorCoresExactlyWhereTheShapeFits) {
     const std::string why = explainDots(*tc.blockIR, 4);
     EXPECT_NE(why.find(mode == 5 ? "FMAs: f32 inputs in IEEE precision" : "tensor cores: mma.sync.aligned"), std::string::npos)
         << kModeName[mode] << ": " << why;
+    // f16 / bf16 fragments come by ldmatrix (A x4, B x4.trans: 1 + 1 per k step here), the
+    // others by 4-byte ld_shared.
+    int64_t ldm = 0;
+    walk(tc.threadIR->body, [&](Op& op) { ldm += op.kind == OpKind::Ldmatrix; });
+    EXPECT_EQ(ldm, mode < 2 ? 2 * kSteps : 0) << kModeName[mode];
     // The accumulator carries the mma layout through the loop; the stores convert from it.
     if (mode != 5) EXPECT_NE(printFunction(*tc.withLayouts).find("wpc=[2,2], order=[1,0]"), std::string::npos);
   }

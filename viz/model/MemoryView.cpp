@@ -20,6 +20,7 @@ int accessGroupsPerExecution(const Op& op) {
     case OpKind::StGlobal:
     case OpKind::LdShared:
     case OpKind::StShared: break;
+    case OpKind::Ldmatrix: return static_cast<int>(op.intAttr("count"));  // one group per 8 x 8 matrix
     default: return 1;
   }
   if (op.numOperands() == 0) return 1;

@@ -207,7 +207,7 @@ std::vector<MemInstr> memoryInstructions(const std::vector<const Op*>& instrs) {
   for (size_t i = 0; i < instrs.size(); ++i) {
     const Op* op = instrs[i];
     bool global = op->kind == OpKind::LdGlobal || op->kind == OpKind::StGlobal;
-    bool shared = op->kind == OpKind::LdShared || op->kind == OpKind::StShared;
+    bool shared = op->kind == OpKind::LdShared || op->kind == OpKind::StShared || op->kind == OpKind::Ldmatrix;
     if (!global && !shared) continue;
     MemInstr m;
     m.instr = static_cast<int32_t>(i);
