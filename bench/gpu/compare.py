@@ -73,6 +73,29 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
 
 
+@triton.jit
+def matmul_tc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                     GROUP_M: tl.constexpr, PRECISION: tl.constexpr):
+    # The algorithm of kernels/matmul_tc.tl (tutorial 03: grouped tile order, one dot per K step).
+    pid = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BM)
+    tiles_n = tl.cdiv(N, BN)
+    per_group = GROUP_M * tiles_n
+    first_m = (pid // per_group) * GROUP_M
+    rows_here = min(tiles_m - first_m, GROUP_M)
+    tile_m = first_m + (pid % per_group) % rows_here
+    tile_n = (pid % per_group) // rows_here
+    rm = tile_m * BM + tl.arange(0, BM)
+    rn = tile_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(c_ptr.dtype.element_ty))
+
+
 def softmax_warps(block):
     return 4 if block < 2048 else 8 if block < 4096 else 16
 
@@ -116,7 +139,7 @@ def main():
     ap.add_argument("--out", default="compare.json")
     ap.add_argument("--table", default="compare.md")
     ap.add_argument("--results-dir", default="/tmp/tl-results")
-    ap.add_argument("--only", default="", help="comma list: add,softmax,layernorm,matmul")
+    ap.add_argument("--only", default="", help="comma list: add,softmax,layernorm,matmul,tensor")
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else {"add", "softmax", "layernorm", "matmul"}
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -194,6 +217,60 @@ def main():
                           4, args.results_dir, ["--check-stage", "block", "--runs", "5", "--atol", "1e-3"])
         rows.append(dict(op="matmul", shape="4096^3 fp32", kernel="matmul", flops=flops, torch_ms=t_torch,
                          triton_ms=t_tri, tilelab_ms=tl_ms(res), tilelab=res))
+
+    if "tensor" in only:
+        # Tensor cores (issue 13): kernels/matmul_tc.tl against cuBLAS (torch.matmul; fp8:
+        # torch._scaled_mm) and the same algorithm in Triton, each at its best of a few tile
+        # configurations (Triton also pipelines with num_stages; tilelab has no pipelining yet).
+        # tilelab: the two best of bench/results/gpu/mma_sweep_h200.txt (bf16 4096^3).
+        tl_cfgs = [(128, 128, 32, 4), (128, 128, 32, 8)]
+        tri_cfgs = [(128, 256, 64, 8, 3), (128, 128, 32, 4, 4)]
+        names = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.float8_e4m3fn: "f8e4m3"}
+        cases = [(torch.bfloat16, 4096), (torch.bfloat16, 8192), (torch.float16, 4096), (torch.float16, 8192),
+                 (torch.float32, 4096), (torch.float8_e4m3fn, 4096)]
+        for dt, n in cases:
+            a = torch.randn(n, n, device=dev).to(dt)
+            b = torch.randn(n, n, device=dev).to(dt)
+            out_dt = torch.float32 if dt == torch.float32 else torch.bfloat16 if dt == torch.float8_e4m3fn else dt
+            c = torch.empty(n, n, device=dev, dtype=out_dt)
+            flops = 2 * n ** 3
+            if dt == torch.float32:
+                torch.backends.cuda.matmul.allow_tf32 = True
+                t_torch = bench(lambda: torch.matmul(a, b, out=c))
+                torch.backends.cuda.matmul.allow_tf32 = False
+            elif dt == torch.float8_e4m3fn:
+                one = torch.tensor(1.0, device=dev)
+                bcol = b.t().contiguous().t()
+                t_torch = bench(lambda: torch._scaled_mm(a, bcol, scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+            else:
+                t_torch = bench(lambda: torch.matmul(a, b, out=c))
+            t_tri = None
+            for bm, bn, bk, w, st in tri_cfgs:
+                grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
+                try:
+                    t = bench(lambda: matmul_tc_kernel[grid](a, b, c, n, n, n, BM=bm, BN=bn, BK=bk, GROUP_M=8,
+                                                             PRECISION="tf32", num_warps=w, num_stages=st))
+                    t_tri = t if t_tri is None else min(t_tri, t)
+                except Exception as e:  # a config that does not fit (shared memory) is skipped
+                    print(f"triton {names[dt]} {bm}x{bn}x{bk}: {type(e).__name__}")
+            best = None
+            for bm, bn, bk, w in tl_cfgs:
+                tl_dt, tl_out = names[dt], names[out_dt]
+                sets = {"M": n, "N": n, "K": n, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk,
+                        "a_ptr": f"randn((M, K), dtype={tl_dt}, seed=1)", "b_ptr": f"randn((K, N), dtype={tl_dt}, seed=2)",
+                        "c_ptr": f"zeros((M, N), dtype={tl_out}, output=True)"}
+                # Timed only: bench/gpu/mma_h200.sh checks the same kernel on the GPU for every
+                # dtype (against tl-scalar, and bf16 at 1024^3 with 128 x 128 tiles against tl-block);
+                # a tl-block check at 4096^3 takes minutes of host time per row.
+                extra = ["--runs", "20", "--no-check"]
+                res = run_tilelab(args.tl_ptx, "matmul_tc", sets, w, args.results_dir, extra)
+                if tl_ms(res) is not None and (best is None or tl_ms(res) < tl_ms(best)):
+                    best = res
+                elif best is None:
+                    best = res
+            rows.append(dict(op="matmul (tensor cores)", shape=f"{n}^3 {names[dt]}" + (" (tf32)" if dt == torch.float32 else ""),
+                             kernel="matmul_tc", flops=flops, torch_ms=t_torch, triton_ms=t_tri,
+                             tilelab_ms=tl_ms(best), tilelab=best))
 
     # ------------------------------------------------------------------------- table
     lines = ["| op | shape | tilelab kernel | PyTorch | Triton | tilelab | tilelab / Triton | tilelab / PyTorch |",
