@@ -222,6 +222,9 @@ std::string formatSimReport(const Json& r, const SummaryOptions& options) {
      << fmt("%.2f", t["sm_time_us"].get<double>()) << " us + launch " << fmt("%.2f", t["launch_overhead_us"].get<double>())
      << " us; " << grouped(t["cycles"].get<double>()) << " cycles), limited by " << t["limiter"].get<std::string>()
      << "\n        " << t["limiter_why"].get<std::string>() << "\n";
+  if (t.value("mma_instructions", 0.0) > 0)
+    os << "  tensor cores: " << fmt("%.1f", 100 * t["tensor_utilization"].get<double>()) << "% busy (simulated SM), "
+       << grouped(t["mma_instructions"].get<double>()) << " mma in the kernel\n";
 
   if (r.contains("measured")) measuredLines(r["measured"], os);
   if (r.contains("fusion")) fusionLines(r["fusion"], options.full, os);

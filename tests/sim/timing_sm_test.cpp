@@ -306,3 +306,48 @@ TEST(TimingSm, MalformedInputIsRejected) {
 
 }  // namespace
 }  // namespace tl::test
+
+namespace tl::test {
+namespace {
+
+TimedInstr mma(std::vector<int32_t> deps, int pipeCycles = 6, int latency = 24) {
+  TimedInstr t;
+  t.kind = TimedKind::Tensor;
+  t.pipeCycles = pipeCycles;
+  t.latency = latency;
+  t.deps = std::move(deps);
+  t.instr = 5;
+  t.loc = Loc{13, 1};
+  return t;
+}
+
+// The tensor core of each sub-partition: a dependent chain of mma waits the latency each time,
+// independent mma are limited by the pipe (6 cycles each), warps on different schedulers use
+// different tensor cores, and the busy cycles give the utilization.
+TEST(TimingSm, TensorCoresChainsWaitThePipeLimitsIndependentOnes) {
+  constexpr int n = 200;
+  std::vector<TimedInstr> chain, indep;
+  for (int i = 0; i < n; ++i) {
+    chain.push_back(mma(i ? std::vector<int32_t>{i - 1} : std::vector<int32_t>{}));
+    indep.push_back(mma({}));
+  }
+  chain.push_back(kind(TimedKind::Exit));
+  indep.push_back(kind(TimedKind::Exit));
+  SmResult c = simulateSm({BlockStream{{chain}}}, config(1, 1));
+  EXPECT_NEAR(double(c.cycles), 24.0 * n, 24.0 * 2);
+  EXPECT_EQ(c.mmaInstructions, n);
+  SmResult one = simulateSm({BlockStream{{indep}}}, config(1, 1));
+  EXPECT_NEAR(double(one.cycles), 6.0 * n, 30);
+  EXPECT_NEAR(one.tensorBusyCycles, 6.0 * n, 1e-9);
+  // Two warps on one scheduler share its tensor core (warps 0 and 4 of 5 on 4 schedulers): twice
+  // the time; four warps on four schedulers run side by side.
+  SmResult shared = simulateSm({BlockStream{{indep, {kind(TimedKind::Exit)}, {kind(TimedKind::Exit)},
+                                             {kind(TimedKind::Exit)}, indep}}}, config(1, 1));
+  EXPECT_NEAR(double(shared.cycles), 12.0 * n, 40);
+  SmResult spread = simulateSm({BlockStream{{indep, indep, indep, indep}}}, config(1, 1));
+  EXPECT_NEAR(double(spread.cycles), 6.0 * n, 30);
+  EXPECT_NEAR(spread.tensorBusyCycles / (double(spread.cycles) * 4), 1.0, 0.05);
+}
+
+}  // namespace
+}  // namespace tl::test
