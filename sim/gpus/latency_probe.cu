@@ -21,14 +21,7 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                           \
-  do {                                                                                     \
-    cudaError_t e = (x);                                                                   \
-    if (e != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      return 1;                                                                            \
-    }                                                                                      \
-  } while (0)
+#include "probe_check.h"
 
 __device__ __forceinline__ uint32_t ldCa(const uint32_t* p) {
   uint32_t v;

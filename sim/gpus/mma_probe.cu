@@ -20,14 +20,7 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e = (x);                                                                       \
-    if (e != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#include "probe_check.h"
 
 constexpr int kChain = 4096;
 
