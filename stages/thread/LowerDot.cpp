@@ -8,18 +8,20 @@
 // "tf32"; acc <M x N x f32> in mmaAccumulatorLayout(M, N, numWarps) = #blocked<spt=[1,2],
 // tpw=[8,4], wpc=[W0,W1], order=[1,0]>; K a multiple of the instruction's k.
 // Guarantees:
-//   1. staging: every thread st_shared's the a and b elements it is the first owner of, a as
-//      [M][K + pad] and b transposed as [N][K + pad] (pad: 16 bytes of elements, so the row
-//      stride moves each of a fragment load's 8 rows to other banks: conflict-free), then a
-//      barrier;
+//   1. staging: every thread st_shared's the a and b elements it is the first owner of (vector
+//      stores of up to 16 bytes where its registers run along a row), a as [M][K + pad] and b
+//      as [K][N + pad] (f16 / bf16) or transposed as [N][K + pad] (tf32, fp8); pad is 16 bytes
+//      of elements, so the 8 rows of one fragment load fall in different banks (conflict-free);
+//      then a barrier;
 //   2. per k step of the instruction's k (a thread-level for, or unrolled when K/k <= 8): warp
 //      (w0, w1) loads, for each of its M/(16*W0) m-tiles, the A fragment of the tile's 16 rows
 //      (rows (2i)*8*W0 + 8*w0 + g and (2i+1)*8*W0 + 8*w0 + g, g = lane/4: exactly the rows its
 //      accumulator registers hold), and for each of its N/(8*W1) n-tiles the B fragment of the
-//      tile's 8 columns, with ld_shared of kRun consecutive elements (4 bytes); f32 inputs are
-//      rounded with cvt_tf32; then one `mma` per (m-tile, n-tile), the C fragment being 4 of
-//      the accumulator's registers (the register map is derived from Layout::coords and the
-//      ISA's C table, and checked for every lane);
+//      tile's 8 columns: f16 / bf16 with ldmatrix.x4 (A) and ldmatrix.x4.trans (two n-tiles of
+//      B; x2 for an odd last one), tf32 / fp8 with ld_shared of kRun consecutive elements (4
+//      bytes) in the ISA's element order, f32 rounded with cvt_tf32; then one `mma` per
+//      (m-tile, n-tile), the C fragment being 4 of the accumulator's registers (the register
+//      map is derived from Layout::coords and the ISA's C table, and checked for every lane);
 //   3. a barrier after the k steps, before the buffers may be reused.
 // The mma adds its k products to the accumulator in one step (the executor: exactly, then one
 // rounding to f32), so results differ from tl-scalar's sequential f32 sum by rounding.
