@@ -163,5 +163,34 @@ TEST(ThreadGrid, LegendOfStridedRowOwnership) {
   EXPECT_EQ(g1.warps[1].where, "elements 128-255, 640-767");
 }
 
+// The Threads panel's fragment view: every element of each operand held by exactly the lane
+// and fragment element the PTX ISA's table says (ir/MmaLayout.h), one warp, no replicas.
+TEST(ThreadGrid, FragmentGridsFollowTheMmaTables) {
+  for (DType d : {DType::F16, DType::F32, DType::F8E4M3}) {
+    const MmaInstr instr = *mmaInstrFor(d, true);
+    for (MmaOperand op : {MmaOperand::A, MmaOperand::B, MmaOperand::C}) {
+      ThreadGrid g = buildFragmentGrid(instr, op);
+      ASSERT_TRUE(g.ok) << g.error;
+      EXPECT_EQ(g.numWarps, 1);
+      EXPECT_EQ(g.regsPerThread, instr.regs(op));
+      EXPECT_EQ(g.rows, op == MmaOperand::B ? instr.k : instr.m);
+      EXPECT_EQ(g.cols, op == MmaOperand::A ? instr.k : instr.n);
+      EXPECT_NE(g.layoutText.find(instr.ptx()), std::string::npos);
+      for (int lane = 0; lane < 32; ++lane)
+        for (int e = 0; e < instr.regs(op); ++e) {
+          auto [r, c] = mmaFragmentCoord(instr, op, lane, e);
+          auto owners = g.ownersOf(g.cellIndex(r, c));
+          ASSERT_EQ(owners.size(), 1u);
+          EXPECT_EQ(owners[0].lane, lane);
+          EXPECT_EQ(owners[0].reg, e);
+        }
+    }
+  }
+  // C of m16n8k16: lane 5 (g = 1, t = 1) holds (1, 2), (1, 3), (9, 2), (9, 3) as c0..c3.
+  ThreadGrid c = buildFragmentGrid(*mmaInstrFor(DType::BF16, true), MmaOperand::C);
+  EXPECT_EQ(c.firstOwner(c.cellIndex(9, 3)).lane, 5);
+  EXPECT_EQ(c.firstOwner(c.cellIndex(9, 3)).reg, 3);
+}
+
 }  // namespace
 }  // namespace tl::viz

@@ -3,6 +3,7 @@
 #include "viz/model/ThreadGrid.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include "viz/model/Format.h"
@@ -177,6 +178,47 @@ std::span<const ElementOwner> ThreadGrid::ownersOf(int64_t element) const {
   return std::span<const ElementOwner>(owners.data() + b, e - b);
 }
 
+// Files every (thread, register)'s element (coordsOf) into g, whose shape, rows, cols, numel,
+// regsPerThread and threads are set; then the outlines and the warps' words. False (with
+// g.error) when a pair lands outside the tile or an element has no owner.
+static bool fillOwners(ThreadGrid& g, int threads, const std::function<std::vector<int64_t>(int, int64_t)>& coordsOf,
+                       const std::string& what) {
+  // Pass 1: the element of every (thread, register), in thread-then-register order.
+  std::vector<int64_t> elementOf(static_cast<size_t>(threads * g.regsPerThread));
+  g.ownerStart.assign(static_cast<size_t>(g.numel) + 1, 0);
+  for (int t = 0; t < threads; ++t) {
+    for (int64_t r = 0; r < g.regsPerThread; ++r) {
+      int64_t e = elementIndex(g.shape, coordsOf(t, r));
+      if (e < 0) {
+        g.error = what + " maps thread " + std::to_string(t) + " register " + std::to_string(r) + " outside the " +
+                  shapeText(g.shape) + " tile";
+        return false;
+      }
+      elementOf[static_cast<size_t>(t * g.regsPerThread + r)] = e;
+      ++g.ownerStart[static_cast<size_t>(e) + 1];
+    }
+  }
+  // Pass 2: counts -> offsets, then file the owners (thread order is kept: a stable fill).
+  for (size_t e = 0; e < static_cast<size_t>(g.numel); ++e) {
+    if (g.ownerStart[e + 1] == 0) {
+      g.error = what + " leaves element " + std::to_string(e) + " of the " + shapeText(g.shape) + " tile without an owner";
+      return false;
+    }
+    g.ownerStart[e + 1] += g.ownerStart[e];
+  }
+  g.owners.resize(elementOf.size());
+  std::vector<int64_t> next(g.ownerStart.begin(), g.ownerStart.end() - 1);
+  for (int t = 0; t < threads; ++t)
+    for (int64_t r = 0; r < g.regsPerThread; ++r) {
+      int64_t e = elementOf[static_cast<size_t>(t * g.regsPerThread + r)];
+      g.owners[static_cast<size_t>(next[static_cast<size_t>(e)]++)] = ElementOwner{t / kWarpSize, t % kWarpSize, r};
+    }
+  computeOutlines(g);
+  describeWarps(g);
+  g.ok = true;
+  return true;
+}
+
 ThreadGrid buildThreadGrid(const Layout& layout, const Shape& shape, int64_t columns1D, int64_t maxOwners) {
   ThreadGrid g;
   g.shape = shape;
@@ -196,43 +238,25 @@ ThreadGrid buildThreadGrid(const Layout& layout, const Shape& shape, int64_t col
   g.numWarps = layout.numWarps();
   g.regsPerThread = layout.elemsPerThread(shape);
   g.replication = layout.replication(shape);
+  fillOwners(g, layout.numThreads(), [&](int t, int64_t r) { return layout.coords(shape, t, r); }, "the layout " + layout.str());
+  return g;
+}
 
-  // Pass 1: the element of every (thread, register), in thread-then-register order.
-  const int threads = layout.numThreads();
-  std::vector<int64_t> elementOf(static_cast<size_t>(threads * g.regsPerThread));
-  g.ownerStart.assign(static_cast<size_t>(g.numel) + 1, 0);
-  for (int t = 0; t < threads; ++t) {
-    for (int64_t r = 0; r < g.regsPerThread; ++r) {
-      int64_t e = elementIndex(shape, layout.coords(shape, t, r));
-      if (e < 0) {
-        g.error = "the layout " + layout.str() + " maps thread " + std::to_string(t) + " register " +
-                  std::to_string(r) + " outside the " + shapeText(shape) + " tile";
-        return g;
-      }
-      elementOf[static_cast<size_t>(t * g.regsPerThread + r)] = e;
-      ++g.ownerStart[static_cast<size_t>(e) + 1];
-    }
-  }
-  // Pass 2: counts -> offsets, then file the owners (thread order is kept: a stable fill).
-  for (size_t e = 0; e < static_cast<size_t>(g.numel); ++e) {
-    if (g.ownerStart[e + 1] == 0) {
-      g.error = "the layout " + layout.str() + " leaves element " + std::to_string(e) + " of the " + shapeText(shape) +
-                " tile without an owner";
-      return g;
-    }
-    g.ownerStart[e + 1] += g.ownerStart[e];
-  }
-  g.owners.resize(elementOf.size());
-  std::vector<int64_t> next(g.ownerStart.begin(), g.ownerStart.end() - 1);
-  for (int t = 0; t < threads; ++t)
-    for (int64_t r = 0; r < g.regsPerThread; ++r) {
-      int64_t e = elementOf[static_cast<size_t>(t * g.regsPerThread + r)];
-      g.owners[static_cast<size_t>(next[static_cast<size_t>(e)]++)] = ElementOwner{t / kWarpSize, t % kWarpSize, r};
-    }
-
-  computeOutlines(g);
-  describeWarps(g);
-  g.ok = true;
+ThreadGrid buildFragmentGrid(const MmaInstr& instr, MmaOperand op) {
+  ThreadGrid g;
+  const int rows = op == MmaOperand::B ? instr.k : instr.m, cols = op == MmaOperand::A ? instr.k : instr.n;
+  const char* name = op == MmaOperand::A ? "A" : op == MmaOperand::B ? "B" : "C";
+  g.shape = {rows, cols};
+  g.rows = rows;
+  g.cols = cols;
+  g.numel = int64_t(rows) * cols;
+  g.numWarps = 1;
+  g.regsPerThread = instr.regs(op);
+  g.layoutText = instr.ptx() + ", " + name + " fragments";
+  fillOwners(g, kWarpSize, [&](int lane, int64_t e) {
+    auto [r, c] = mmaFragmentCoord(instr, op, lane, static_cast<int>(e));
+    return std::vector<int64_t>{r, c};
+  }, instr.ptx() + "'s " + name + " table");
   return g;
 }
 

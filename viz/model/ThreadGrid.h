@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ir/Layout.h"
+#include "ir/MmaLayout.h"
 
 namespace tl::viz {
 
@@ -90,6 +91,10 @@ constexpr int64_t kMaxGridOwners = int64_t(1) << 18;
 
 ThreadGrid buildThreadGrid(const Layout& layout, const Shape& shape, int64_t columns1D = 32,
                            int64_t maxOwners = kMaxGridOwners);
+// The same picture for one operand of a tensor-core instruction (ir/MmaLayout.h): the matrix
+// (A m x k, B k x n, C m x n) with each element's lane and its index in that lane's fragment as
+// the owner (warp 0, `reg` = the element a0, b3, c2 ...), from mmaFragmentCoord.
+ThreadGrid buildFragmentGrid(const MmaInstr& instr, MmaOperand op);
 
 // A set of indices (sorted, distinct) in words, truthfully and short: "row 3", "rows 0-28",
 // "rows 0, 4, 8, ..., 28" (every 4th), "rows 0-1, 8-9, ..., 56-57" (2 of every 8), else the

@@ -13,7 +13,9 @@
 // view; cells fit the width down to 16 px, then the grid scrolls (or a chosen cell size from 6
 // to 32 px, scrolling both ways), never below 4 px, so a large tile never costs millions of
 // rectangles; a rank-3 value or a tile with more than kMaxGridOwners (256K) element copies (too
-// slow to compute on the UI thread) says so instead.
+// slow to compute on the UI thread) says so instead. The "show" menu switches to one
+// tensor-core instruction's fragment tables (viz/model/ThreadGrid buildFragmentGrid), drawn the
+// same way with one warp.
 #include <imgui.h>
 
 #include <algorithm>
@@ -42,7 +44,20 @@ struct ThreadsState {
   GridCache cache;
   int columns1D = 32;  // a 1-D value is drawn as rows of this many elements
   int cellPx = 0;      // cell size chosen by the user (0: fit, see drawGrid)
+  // "value" shows the chosen value's layout; the others one tensor-core instruction's fragments.
+  int view = 0;        // 0: the value; 1 + 3 * dtype + operand: fragments
 };
+
+// The fragment views: the instruction of each input dtype and its three operands.
+const char* const kFragmentDtypes[] = {"f16", "bf16", "tf32", "e4m3"};
+const DType kFragmentDtypeOf[] = {DType::F16, DType::BF16, DType::F32, DType::F8E4M3};
+const char* const kOperandNames[] = {"A", "B", "C"};
+
+std::string viewName(int view) {
+  if (view == 0) return "the value's layout";
+  const int d = (view - 1) / 3, o = (view - 1) % 3;
+  return std::string("mma fragments: ") + kFragmentDtypes[d] + " " + kOperandNames[o];
+}
 
 // What drawGrid needs besides the grid: the warp to outline and the mask of the drawn block.
 struct GridOverlay {
@@ -289,6 +304,31 @@ void drawThreadsPanel(const SessionData& data, UiState& ui) {
     return;
   }
   ThreadsState& s = state();
+  ImGui::SetNextItemWidth(220);
+  if (ImGui::BeginCombo("show", viewName(s.view).c_str())) {
+    for (int view = 0; view <= 12; ++view)
+      if (ImGui::Selectable(viewName(view).c_str(), view == s.view)) s.view = view;
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("a tensor-core instruction's fragments: which lane holds which element of A, B and C "
+                      "(the PTX ISA's tables, lib/ir/MmaLayout.h; tl-thread --show-fragments)");
+  if (s.view > 0) {
+    static ThreadGrid fragments;
+    static int fragmentView = -1;
+    const int d = (s.view - 1) / 3, o = (s.view - 1) % 3;
+    if (fragmentView != s.view) {
+      fragments = buildFragmentGrid(*mmaInstrFor(kFragmentDtypeOf[d], true), static_cast<MmaOperand>(o));
+      fragmentView = s.view;
+    }
+    ImGui::Text("%s: one warp, %s per lane; cell = the lane (color) and, on hover, its element", fragments.layoutText.c_str(),
+                countOf(fragments.regsPerThread, "element").c_str());
+    ImGui::TextDisabled("a dot on tensor cores keeps C in #blocked<spt=[1,2], tpw=[8,4], ...> (rows g and g + 8 of a "
+                        "fragment are two row-repeats of its warp); pick the dot's result as the value to see it");
+    drawGrid(fragments, std::max(160.0f, ImGui::GetContentRegionAvail().y), s.cellPx, GridOverlay{});
+    return;
+  }
+  ImGui::SameLine();
   const LayoutValue* v = chosenValue(data, ui);
   if (!v || !v->layout) {
     ImGui::TextDisabled("No value to draw.");
