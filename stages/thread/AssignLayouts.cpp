@@ -15,8 +15,10 @@
 //   3. backward wants: a value no load reaches (indices, masks, constants) wants the layout its
 //      last user needs, so index arithmetic is computed directly in the layout of the access;
 //   4. decide, in program order: ops whose result layout is fixed by their operand (reduce ->
-//      slice, broadcast, dot -> its accumulator) follow it; others take their candidate or want,
-//      or a default blocked layout when nothing decides;
+//      slice, broadcast, dot -> its accumulator) follow it; a dot on tensor cores (planDot) has
+//      the mma accumulator layout instead, seeded as a forward candidate like a load's anchor,
+//      so the loop-carried accumulator takes it too; others take their candidate or want, or a
+//      default blocked layout when nothing decides;
 //   5. convert: insert convert_layout wherever an operand's layout differs from what its op
 //      needs. remove-conversions cleans up the cheap ones afterwards.
 // trans(x) is a free layout permutation: its result takes x's layout with the dims permuted
