@@ -134,6 +134,7 @@ class Lowerer {
   void lowerDot(const Op& op);                 // LowerDot.cpp
   void lowerDotMma(const Op& op, const MmaInstr& instr);  // ... on tensor cores
   void stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride);
+  void lowerDotFmaDistinct(const Op& op, const LayoutGeom& gc, Value* aBase, Value* bBase);
   void lowerConvertLayout(const Op& op);       // LowerConvert.cpp
   // Moves `regs` (a tile of srcType) into dstType's registers through shared memory; dst dim
   // j reads source dim srcDimOfDst[j] (-1: none; source dims of extent 1 read index 0).

@@ -33,16 +33,19 @@
 // register selecting its [M][K] and [K][N] slabs of the staged buffers.
 // Guarantees:
 //   1. staging: every thread st_shared's the a and b elements it is the first owner of into
-//      two buffers, row-major [M][K] and [K][N] ([B][M][K], [B][K][N]; element dtype as loaded),
-//      then a barrier;
+//      two buffers, row-major [M][K] and [K][N] ([B][M][K], [B][K][N]; element dtype as loaded;
+//      2-D: vector stores of up to 16 bytes along the rows), then a barrier;
 //   2. a thread-level `for k in [0, K)` carries the accumulator registers; each iteration
-//      ld_shared's A[m_r][k] and B[k][n_r] for every accumulator register r (m_r, n_r: its
-//      coordinates, index math hoisted before the loop), converts f16/bf16/fp8 to f32 (f32 with
-//      precision "tf32": cvt_tf32), and does `fma(a, b, acc)` register by register;
+//      ld_shared's A[m][k] and B[k][n] for the rows m and columns n of the accumulator
+//      registers (2-D, the layout not wrapping: each distinct row and column once, B's
+//      consecutive columns as vector loads, then permutes to the registers; otherwise once per
+//      register), converts f16/bf16/fp8 to f32 (f32 with precision "tf32": cvt_tf32), and does
+//      `fma(a, b, acc)` register by register (index math hoisted before the loop);
 //   3. a barrier after the loop, before the buffers may be reused.
 // The sum runs over k in increasing order like tl-scalar's, but each step is one fused
 // multiply-add (tl-scalar rounds the product and the sum separately): results may differ by
 // rounding.
+#include <algorithm>
 #include <map>
 
 #include "thread/LowerCommon.h"
@@ -65,16 +68,25 @@ void Lowerer::lowerDot(const Op& op) {
   LayoutGeom ga = LayoutGeom::of(*aT.layout, aT.shape), gb = LayoutGeom::of(*bT.layout, bT.shape);
   // (One op-making call per statement: C++ leaves the order of arguments open, and the IR must
   // not depend on the compiler.)
-  Value* maskA = ownerMask(ga);
-  Value* valA = get(op.operand(0));
-  stShared(sharedAddr(linearIndex(ga, aT.shape), bytes, aBase), valA, maskA);
-  Value* maskB = ownerMask(gb);
-  Value* valB = get(op.operand(1));
-  stShared(sharedAddr(linearIndex(gb, bT.shape), bytes, bBase), valB, maskB);
+  if (r == 2) {  // row-major [M][K] and [K][N], with vector stores along the rows
+    stageOperand(op.operand(0), aBase, 0, K);
+    stageOperand(op.operand(1), bBase, 0, N);
+  } else {
+    Value* maskA = ownerMask(ga);
+    Value* valA = get(op.operand(0));
+    stShared(sharedAddr(linearIndex(ga, aT.shape), bytes, aBase), valA, maskA);
+    Value* maskB = ownerMask(gb);
+    Value* valB = get(op.operand(1));
+    stShared(sharedAddr(linearIndex(gb, bT.shape), bytes, bBase), valB, maskB);
+  }
   barrier();
 
   // 2. the k loop. Row addresses of A and column addresses of B for every accumulator register.
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
+  if (r == 2 && cT.layout->kind() == Layout::Kind::Blocked && !gc.wraps(0) && !gc.wraps(1)) {
+    lowerDotFmaDistinct(op, gc, aBase, bBase);
+    return;
+  }
   Value* aElem = mulC(coord(gc, r - 2), K);  // &A[b_r][m_r][0]
   if (r == 3) aElem = bin(OpKind::Add, aElem, mulC(coord(gc, 0), M * K));
   Value* aRow = sharedAddr(aElem, bytes, aBase);
@@ -132,6 +144,80 @@ void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_
   std::vector<Value*> operands{splatTo(addr, n), value};
   if (mask) operands.push_back(splatTo(mask, n));
   b_.create(OpKind::StShared, operands, {}, {{"vec", n == 1 ? int64_t(1) : vec}});
+}
+
+// Form B, 2-D, the accumulator's layout not wrapping: the k loop loads each distinct A row
+// value and B column value this thread needs once per k (a thread with an R x C patch of
+// registers loads R + C values for R x C FMAs, not 2 R C), B's consecutive columns as one vector
+// load of up to 16 bytes, and moves them to the accumulator's registers with permutes (free:
+// register renaming).
+void Lowerer::lowerDotFmaDistinct(const Op& op, const LayoutGeom& gc, Value* aBase, Value* bBase) {
+  const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type;
+  const int64_t K = aT.shape[1], N = bT.shape[1];
+  const int bytes = dtypeBytes(aT.dtype);
+  // Each register's row and column offset from the thread's base (lane-independent: no wrap).
+  auto offsetOf = [&](int64_t reg, int d) {
+    const auto digit = gc.digits(reg)[size_t(d)];
+    return digit / gc.spt[size_t(d)] * gc.tile[size_t(d)] + digit % gc.spt[size_t(d)];
+  };
+  std::vector<int64_t> rows, cols, rowOf, colOf;
+  for (int64_t reg = 0; reg < gc.numRegs; ++reg) {
+    rowOf.push_back(offsetOf(reg, 0));
+    colOf.push_back(offsetOf(reg, 1));
+  }
+  rows = rowOf;
+  cols = colOf;
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  std::sort(cols.begin(), cols.end());
+  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  std::vector<int64_t> aIdx, bIdx;
+  for (int64_t reg = 0; reg < gc.numRegs; ++reg) {
+    aIdx.push_back(std::lower_bound(rows.begin(), rows.end(), rowOf[size_t(reg)]) - rows.begin());
+    bIdx.push_back(std::lower_bound(cols.begin(), cols.end(), colOf[size_t(reg)]) - cols.begin());
+  }
+  // B's columns come in runs of spt consecutive offsets starting at multiples of spt: vectors.
+  int64_t vec = 1;
+  while (vec * 2 <= gc.spt[1] && vec * 2 * bytes <= 16 && int64_t(cols.size()) % (vec * 2) == 0) vec *= 2;
+  auto staticVec = [&](const std::vector<int64_t>& v, int64_t scale) {
+    if (v.size() == 1) return constI32(v[0] * scale);
+    std::vector<Value*> regs;
+    for (int64_t x : v) regs.push_back(constI32(x * scale));
+    return b_.create(OpKind::Pack, regs, {Type::tile(DType::I32, {int64_t(v.size())})})->result();
+  };
+  const int64_t nr = int64_t(rows.size()), nc = int64_t(cols.size());
+  Value* aThread = sharedAddr(mulC(threadBase(gc, 0), K), bytes, aBase);  // &A[row base][0]
+  Value* rowOffs = staticVec(rows, K * bytes);
+  Value* aRows = bin(OpKind::Add, splatTo(aThread, nr), rowOffs);
+  Value* bThread = sharedAddr(threadBase(gc, 1), bytes, bBase);           // &B[0][col base]
+  Value* colOffs = staticVec(cols, bytes);
+  Value* bCols = bin(OpKind::Add, splatTo(bThread, nc), colOffs);
+
+  Op* loop = b_.forOp(constI32(0), constI32(K), constI32(1), {get(op.operand(2))});
+  Region& body = loop->region(0);
+  Value* k = body.arg(0);
+  Region* outer = b_.region();
+  b_.setInsertionPointToEnd(&body);
+  Value* c = body.arg(1);
+  Value* aAddr = bin(OpKind::Add, aRows, splatTo(mulC(k, bytes), nr));
+  Value* bAddr = bin(OpKind::Add, bCols, splatTo(mulC(k, N * bytes), nc));
+  Value* ad = ldShared(aAddr, aT.dtype);
+  Type bTy = nc == 1 ? Type::scalar(bT.dtype) : Type::tile(bT.dtype, {nc});
+  Value* bd = b_.create(OpKind::LdShared, {bAddr}, {bTy}, {{"vec", nc == 1 ? int64_t(1) : vec}, {"dtype", std::string(dtypeName(bT.dtype))}})->result();
+  if (aT.dtype != DType::F32) {
+    ad = b_.convert(ad, DType::F32);
+    bd = b_.convert(bd, DType::F32);
+  } else if (const std::string* p = op.strAttrIf("precision"); p && *p == "tf32") {
+    ad = b_.create(OpKind::CvtTf32, {ad}, {ad->type})->result();
+    bd = b_.create(OpKind::CvtTf32, {bd}, {bd->type})->result();
+  }
+  Value* av = permuteRegs(ad, aIdx);
+  Value* bv = permuteRegs(bd, bIdx);
+  Value* next = b_.create(OpKind::Fma, {av, bv, c}, {c->type})->result();
+  b_.yield({next});
+  b_.setInsertionPointToEnd(outer);
+  barrier();
+  set(op.result(), loop->result(0));
 }
 
 // Form A (the contract at the top).
