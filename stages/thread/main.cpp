@@ -1,12 +1,13 @@
 // tl-thread: the thread-mapped stage. Decides a layout for every tile (which thread of which
 // warp owns which element), lowers block IR to the program one thread runs — reductions become
-// shuffles and shared memory with barriers — runs it on the warp-level executor (sim/) and checks
-// every output against tl-scalar.
+// shuffles and shared memory with barriers, dots mma on tensor cores where they fit — runs it on
+// the warp-level executor (sim/) and checks every output against tl-scalar.
 //
 //   tl-thread                                   # every kernel in kernels/, PASS/FAIL per output
 //   tl-thread kernels/softmax.tl --print-ir     # the layout snapshot, then the thread IR
 //   tl-thread kernels/softmax.tl --show-map x   # who owns which element of %x
 //   tl-thread kernels/matmul.tl --num-warps 8
+//   tl-thread --show-fragments bf16             # which lane holds which element of an mma's A, B, C
 //   tl-thread my.tl --no-race-check             # skip the race checks (in a block, between programs)
 #include <CLI/CLI.hpp>
 #include <iostream>
