@@ -1,6 +1,6 @@
 // tl-thread: the thread-mapped stage. Decides a layout for every tile (which thread of which
 // warp owns which element), lowers block IR to the program one thread runs — reductions become
-// shuffles and shared memory with barriers, dots mma on tensor cores where they fit — runs it on
+// shuffles and shared memory with barriers, dots become mma on tensor cores where they fit — runs it on
 // the warp-level executor (sim/) and checks every output against tl-scalar.
 //
 //   tl-thread                                   # every kernel in kernels/, PASS/FAIL per output
