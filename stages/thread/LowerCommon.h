@@ -84,6 +84,7 @@ class Lowerer {
   static int64_t regsOf(const Value* v) { return v->type.isScalar() ? 1 : v->type.shape[0]; }
   Value* constI32(int64_t value, int64_t n = 1);
   Value* constOf(const Type& scalarType, double f, int64_t i, int64_t n);  // float or int constant
+  Value* constI32s(const std::vector<int64_t>& values);  // register r holds values[r] (a scalar for one)
   Value* splatTo(Value* v, int64_t n);          // a scalar to n registers (no-op when n == 1)
   Value* bin(OpKind kind, Value* a, Value* b);  // splats a scalar side to the other's registers
   Value* addC(Value* a, int64_t c);
@@ -134,7 +135,15 @@ class Lowerer {
   void lowerDot(const Op& op);                 // LowerDot.cpp
   void lowerDotMma(const Op& op, const MmaInstr& instr);  // ... on tensor cores
   void stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride);
-  void lowerDotFmaDistinct(const Op& op, const LayoutGeom& gc, Value* aBase, Value* bBase);
+  // What the FMA k loop loads (the addresses at k = 0), and how the loaded values map to the
+  // accumulator's registers (empty: one value per register, in register order).
+  struct FmaOperands {
+    Value* aAddr = nullptr;
+    Value* bAddr = nullptr;
+    std::vector<int64_t> aIdx, bIdx;
+    int64_t bVec = 1;  // B's vector width
+  };
+  FmaOperands distinctFmaOperands(const Op& op, const LayoutGeom& gc, Value* aBase, Value* bBase);
   void lowerConvertLayout(const Op& op);       // LowerConvert.cpp
   // Moves `regs` (a tile of srcType) into dstType's registers through shared memory; dst dim
   // j reads source dim srcDimOfDst[j] (-1: none; source dims of extent 1 read index 0).

@@ -234,6 +234,13 @@ Value* Lowerer::constOf(const Type& scalarType, double f, int64_t i, int64_t n) 
   return isFloat(scalarType.dtype) ? b_.constFloat(t, f) : b_.constInt(t, i);
 }
 
+Value* Lowerer::constI32s(const std::vector<int64_t>& values) {
+  if (values.size() == 1) return constI32(values[0]);
+  std::vector<Value*> regs;
+  for (int64_t x : values) regs.push_back(constI32(x));
+  return b_.create(OpKind::Pack, regs, {Type::tile(DType::I32, {int64_t(values.size())})})->result();
+}
+
 Value* Lowerer::splatTo(Value* v, int64_t n) {
   // (A splat of a constant is folded by the cleanup, after the shared-memory bases are set.)
   if (n == 1 || !v->type.isScalar()) return v;

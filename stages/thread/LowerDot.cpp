@@ -81,30 +81,34 @@ void Lowerer::lowerDot(const Op& op) {
   }
   barrier();
 
-  // 2. the k loop. Row addresses of A and column addresses of B for every accumulator register.
+  // 2. the k loop, over the addresses of the A row and B column values the thread loads.
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
+  FmaOperands ops;
   if (r == 2 && cT.layout->kind() == Layout::Kind::Blocked && !gc.wraps(0) && !gc.wraps(1)) {
-    lowerDotFmaDistinct(op, gc, aBase, bBase);
-    return;
+    ops = distinctFmaOperands(op, gc, aBase, bBase);
+  } else {  // one A and one B value per accumulator register
+    Value* aElem = mulC(coord(gc, r - 2), K);  // &A[b_r][m_r][0]
+    if (r == 3) aElem = bin(OpKind::Add, aElem, mulC(coord(gc, 0), M * K));
+    ops.aAddr = sharedAddr(aElem, bytes, aBase);
+    Value* bElem = coord(gc, r - 1);  // &B[b_r][0][n_r]
+    if (r == 3) bElem = bin(OpKind::Add, bElem, mulC(coord(gc, 0), K * N));
+    ops.bAddr = sharedAddr(bElem, bytes, bBase);
   }
-  Value* aElem = mulC(coord(gc, r - 2), K);  // &A[b_r][m_r][0]
-  if (r == 3) aElem = bin(OpKind::Add, aElem, mulC(coord(gc, 0), M * K));
-  Value* aRow = sharedAddr(aElem, bytes, aBase);
-  Value* bElem = coord(gc, r - 1);  // &B[b_r][0][n_r]
-  if (r == 3) bElem = bin(OpKind::Add, bElem, mulC(coord(gc, 0), K * N));
-  Value* bCol = sharedAddr(bElem, bytes, bBase);
   Value* zero = constI32(0);
-  Op* loop = b_.forOp(zero, constI32(K), constI32(1), {get(op.operand(2))});
+  Value* hi = constI32(K);
+  Value* one = constI32(1);
+  Op* loop = b_.forOp(zero, hi, one, {get(op.operand(2))});
   Region& body = loop->region(0);
   Value* k = body.arg(0);
   Region* outer = b_.region();
   b_.setInsertionPointToEnd(&body);
   Value* c = body.arg(1);
-  int64_t n = gc.numRegs;
-  Value* aAddr = bin(OpKind::Add, aRow, splatTo(mulC(k, bytes), n));
-  Value* bAddr = bin(OpKind::Add, bCol, splatTo(mulC(k, N * bytes), n));
+  Value* aAddr = bin(OpKind::Add, ops.aAddr, splatTo(mulC(k, bytes), regsOf(ops.aAddr)));
+  Value* bAddr = bin(OpKind::Add, ops.bAddr, splatTo(mulC(k, N * bytes), regsOf(ops.bAddr)));
   Value* av = ldShared(aAddr, aT.dtype);
-  Value* bv = ldShared(bAddr, bT.dtype);
+  Type bTy = bAddr->type.isScalar() ? Type::scalar(bT.dtype) : Type::tile(bT.dtype, bAddr->type.shape);
+  Value* bv = b_.create(OpKind::LdShared, {bAddr}, {bTy},
+                        {{"vec", ops.bVec}, {"dtype", std::string(dtypeName(bT.dtype))}})->result();
   if (aT.dtype != DType::F32) {
     av = b_.convert(av, DType::F32);
     bv = b_.convert(bv, DType::F32);
@@ -112,6 +116,8 @@ void Lowerer::lowerDot(const Op& op) {
     av = b_.create(OpKind::CvtTf32, {av}, {av->type})->result();
     bv = b_.create(OpKind::CvtTf32, {bv}, {bv->type})->result();
   }
+  if (!ops.aIdx.empty()) av = permuteRegs(av, ops.aIdx);
+  if (!ops.bIdx.empty()) bv = permuteRegs(bv, ops.bIdx);
   Value* next = b_.create(OpKind::Fma, {av, bv, c}, {c->type})->result();
   b_.yield({next});
   b_.setInsertionPointToEnd(outer);
@@ -146,78 +152,45 @@ void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_
   b_.create(OpKind::StShared, operands, {}, {{"vec", n == 1 ? int64_t(1) : vec}});
 }
 
-// Form B, 2-D, the accumulator's layout not wrapping: the k loop loads each distinct A row
-// value and B column value this thread needs once per k (a thread with an R x C patch of
-// registers loads R + C values for R x C FMAs, not 2 R C), B's consecutive columns as one vector
-// load of up to 16 bytes, and moves them to the accumulator's registers with permutes (free:
-// register renaming).
-void Lowerer::lowerDotFmaDistinct(const Op& op, const LayoutGeom& gc, Value* aBase, Value* bBase) {
+// Form B, 2-D, the accumulator's layout not wrapping: each distinct A row value and B column
+// value the thread needs once per k (a thread with an R x C patch of registers loads R + C
+// values for R x C FMAs, not 2 R C), B's consecutive columns as one vector load of up to 16
+// bytes, moved to the accumulator's registers by permutes (free: register renaming).
+Lowerer::FmaOperands Lowerer::distinctFmaOperands(const Op& op, const LayoutGeom& gc, Value* aBase, Value* bBase) {
   const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type;
-  const int64_t K = aT.shape[1], N = bT.shape[1];
-  const int bytes = dtypeBytes(aT.dtype);
-  // Each register's row and column offset from the thread's base (lane-independent: no wrap).
-  auto offsetOf = [&](int64_t reg, int d) {
-    const auto digit = gc.digits(reg)[size_t(d)];
-    return digit / gc.spt[size_t(d)] * gc.tile[size_t(d)] + digit % gc.spt[size_t(d)];
+  const int64_t K = aT.shape[1];
+  const int bytes = dtypeBytes(bT.dtype);
+  // Each register's row and column offset from the thread's base (lane-independent: no wrap),
+  // and the sorted distinct offsets.
+  auto offsets = [&](int d, std::vector<int64_t>& distinct, std::vector<int64_t>& index) {
+    std::vector<int64_t> of;
+    for (int64_t reg = 0; reg < gc.numRegs; ++reg) {
+      const int64_t digit = gc.digits(reg)[size_t(d)];
+      of.push_back(digit / gc.spt[size_t(d)] * gc.tile[size_t(d)] + digit % gc.spt[size_t(d)]);
+    }
+    distinct = of;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    for (int64_t o : of) index.push_back(std::lower_bound(distinct.begin(), distinct.end(), o) - distinct.begin());
   };
-  std::vector<int64_t> rows, cols, rowOf, colOf;
-  for (int64_t reg = 0; reg < gc.numRegs; ++reg) {
-    rowOf.push_back(offsetOf(reg, 0));
-    colOf.push_back(offsetOf(reg, 1));
-  }
-  rows = rowOf;
-  cols = colOf;
-  std::sort(rows.begin(), rows.end());
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-  std::sort(cols.begin(), cols.end());
-  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-  std::vector<int64_t> aIdx, bIdx;
-  for (int64_t reg = 0; reg < gc.numRegs; ++reg) {
-    aIdx.push_back(std::lower_bound(rows.begin(), rows.end(), rowOf[size_t(reg)]) - rows.begin());
-    bIdx.push_back(std::lower_bound(cols.begin(), cols.end(), colOf[size_t(reg)]) - cols.begin());
-  }
+  FmaOperands ops;
+  std::vector<int64_t> rows, cols;
+  offsets(0, rows, ops.aIdx);
+  offsets(1, cols, ops.bIdx);
   // B's columns come in runs of spt consecutive offsets starting at multiples of spt: vectors.
-  int64_t vec = 1;
-  while (vec * 2 <= gc.spt[1] && vec * 2 * bytes <= 16 && int64_t(cols.size()) % (vec * 2) == 0) vec *= 2;
-  auto staticVec = [&](const std::vector<int64_t>& v, int64_t scale) {
-    if (v.size() == 1) return constI32(v[0] * scale);
-    std::vector<Value*> regs;
-    for (int64_t x : v) regs.push_back(constI32(x * scale));
-    return b_.create(OpKind::Pack, regs, {Type::tile(DType::I32, {int64_t(v.size())})})->result();
+  while (ops.bVec * 2 <= gc.spt[1] && ops.bVec * 2 * bytes <= 16 && int64_t(cols.size()) % (ops.bVec * 2) == 0) ops.bVec *= 2;
+  if (cols.size() == 1) ops.bVec = 1;
+  auto scaled = [](std::vector<int64_t> v, int64_t by) {
+    for (int64_t& x : v) x *= by;
+    return v;
   };
-  const int64_t nr = int64_t(rows.size()), nc = int64_t(cols.size());
   Value* aThread = sharedAddr(mulC(threadBase(gc, 0), K), bytes, aBase);  // &A[row base][0]
-  Value* rowOffs = staticVec(rows, K * bytes);
-  Value* aRows = bin(OpKind::Add, splatTo(aThread, nr), rowOffs);
+  Value* rowOffs = constI32s(scaled(rows, K * bytes));
+  ops.aAddr = bin(OpKind::Add, splatTo(aThread, int64_t(rows.size())), rowOffs);
   Value* bThread = sharedAddr(threadBase(gc, 1), bytes, bBase);           // &B[0][col base]
-  Value* colOffs = staticVec(cols, bytes);
-  Value* bCols = bin(OpKind::Add, splatTo(bThread, nc), colOffs);
-
-  Op* loop = b_.forOp(constI32(0), constI32(K), constI32(1), {get(op.operand(2))});
-  Region& body = loop->region(0);
-  Value* k = body.arg(0);
-  Region* outer = b_.region();
-  b_.setInsertionPointToEnd(&body);
-  Value* c = body.arg(1);
-  Value* aAddr = bin(OpKind::Add, aRows, splatTo(mulC(k, bytes), nr));
-  Value* bAddr = bin(OpKind::Add, bCols, splatTo(mulC(k, N * bytes), nc));
-  Value* ad = ldShared(aAddr, aT.dtype);
-  Type bTy = nc == 1 ? Type::scalar(bT.dtype) : Type::tile(bT.dtype, {nc});
-  Value* bd = b_.create(OpKind::LdShared, {bAddr}, {bTy}, {{"vec", nc == 1 ? int64_t(1) : vec}, {"dtype", std::string(dtypeName(bT.dtype))}})->result();
-  if (aT.dtype != DType::F32) {
-    ad = b_.convert(ad, DType::F32);
-    bd = b_.convert(bd, DType::F32);
-  } else if (const std::string* p = op.strAttrIf("precision"); p && *p == "tf32") {
-    ad = b_.create(OpKind::CvtTf32, {ad}, {ad->type})->result();
-    bd = b_.create(OpKind::CvtTf32, {bd}, {bd->type})->result();
-  }
-  Value* av = permuteRegs(ad, aIdx);
-  Value* bv = permuteRegs(bd, bIdx);
-  Value* next = b_.create(OpKind::Fma, {av, bv, c}, {c->type})->result();
-  b_.yield({next});
-  b_.setInsertionPointToEnd(outer);
-  barrier();
-  set(op.result(), loop->result(0));
+  Value* colOffs = constI32s(scaled(cols, bytes));
+  ops.bAddr = bin(OpKind::Add, splatTo(bThread, int64_t(cols.size())), colOffs);
+  return ops;
 }
 
 // Form A (the contract at the top).
@@ -289,24 +262,19 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     Value* bThread = bin(OpKind::Add, mulC(bin(OpKind::Add, mulC(w1, 8), g), SB), runT);
     Value* aThreadAddr = sharedAddr(aThread, bytes, aBase);
     Value* bThreadAddr = sharedAddr(bThread, bytes, bBase);
-    auto staticVec = [&](const std::vector<int64_t>& v) {
-      std::vector<Value*> regs;
-      for (int64_t x : v) regs.push_back(constI32(x));
-      return b_.create(OpKind::Pack, regs, {Type::tile(DType::I32, {int64_t(v.size())})})->result();
-    };
     for (int64_t i = 0; i < mTiles; ++i) {
       std::vector<int64_t> off;
       for (int e = 0; e < nA; ++e) {
         auto [r0, c0] = mmaFragmentCoord(instr, MmaOperand::A, 0, e);
         off.push_back(((2 * i + r0 / 8) * 8 * W0 * SA + c0) * bytes);
       }
-      Value* o = staticVec(off);
+      Value* o = constI32s(off);
       aAddr.push_back(bin(OpKind::Add, splatTo(aThreadAddr, nA), o));
     }
     for (int64_t j = 0; j < nTiles; ++j) {
       std::vector<int64_t> off;
       for (int e = 0; e < nB; ++e) off.push_back((j * 8 * W1 * SB + mmaFragmentCoord(instr, MmaOperand::B, 0, e).first) * bytes);
-      Value* o = staticVec(off);
+      Value* o = constI32s(off);
       bAddr.push_back(bin(OpKind::Add, splatTo(bThreadAddr, nB), o));
     }
   }
@@ -389,7 +357,10 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     for (int64_t s = 0; s < kSteps; ++s) cf = step(constI32(s), cf);
     acc = accumulator(cf);
   } else {
-    Op* loop = b_.forOp(constI32(0), constI32(kSteps), constI32(1), {acc});
+    Value* zero = constI32(0);
+    Value* steps = constI32(kSteps);
+    Value* one = constI32(1);
+    Op* loop = b_.forOp(zero, steps, one, {acc});
     Region& body = loop->region(0);
     Region* outer = b_.region();
     b_.setInsertionPointToEnd(&body);
