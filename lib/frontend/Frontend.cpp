@@ -73,6 +73,7 @@ std::unique_ptr<ParsedKernel> parseKernelFile(std::shared_ptr<const SourceFile> 
 
 Specialization specializationFor(const ParsedKernel& kernel, const LaunchConfig& launch) {
   Specialization s;
+  s.numStages = launch.numStages;
   for (const auto& p : kernel.params()) {
     if (p.isConstexpr) {
       auto it = launch.constexprs.find(p.name);
@@ -112,6 +113,7 @@ std::string Specialization::key() const {
     k += (first ? "" : ",") + name + "=\"" + v + "\"";
     first = false;
   }
+  if (numStages > 0) k += ";num_stages=" + std::to_string(numStages);
   return k;
 }
 

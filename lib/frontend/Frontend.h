@@ -61,6 +61,8 @@ struct Specialization {
   std::map<std::string, int64_t> constexprs;
   std::map<std::string, std::string> stringConstexprs;  // ACTIVATION="leaky_relu"
   std::map<std::string, double> floatConstexprs;        // eps=1e-5
+  int numStages = 0;                            // the launch's num_stages (0: not given), put on
+                                                // each loop with a dot in its body
   std::string key() const;                      // stable text, e.g. for caches
 };
 Specialization specializationFor(const ParsedKernel& kernel, const LaunchConfig& launch);

@@ -69,6 +69,8 @@ struct LaunchConfig {
   std::map<std::string, double> floatConstexprs;        // constexpr parameters given a float
   std::array<int64_t, 3> grid{1, 1, 1};
   int numWarps = 4;
+  int numStages = 0;                            // num_stages (0: not given): loops with a dot are
+                                                // pipelined when >= 2 (ir/PipelineLoads.cpp)
   std::vector<BufferSpec> buffers;              // one per pointer parameter, then those only a pointers() names
 
   const BufferSpec* buffer(const std::string& param) const {

@@ -186,6 +186,7 @@ class LaunchEvaluator {
     // reported at the keyword.
     if (e.name == "grid") setGrid(v, e.loc);
     else if (e.name == "num_warps") setNumWarps(v, e.loc);
+    else if (e.name == "num_stages") setNumStages(v, e.loc);
   }
 
   // Whether the decorator's expression that override `e` replaced describes an output buffer.
@@ -223,6 +224,14 @@ class LaunchEvaluator {
     cfg_.numWarps = static_cast<int>(v.i);
   }
 
+  void setNumStages(const LVal& v, Loc at) {
+    if (v.kind != LVal::Kind::Int || v.i < 1 || v.i > 16) {
+      error(at, "num_stages must be an int from 1 to 16, got " + show(v));
+      return;
+    }
+    cfg_.numStages = static_cast<int>(v.i);
+  }
+
   // Every name the expression mentions (a walk of at most ast::kMaxNesting levels).
   void mentionNames(const Expr& e) {
     if (e.kind == ExprKind::Name) mentioned_.insert(e.str);
@@ -246,6 +255,7 @@ class LaunchEvaluator {
     }
     targets.push_back("grid");
     targets.push_back("num_warps");
+    targets.push_back("num_stages");
     std::set<std::string> seen;
     for (const auto& e : entries_) {
       if (!seen.insert(e.name).second) continue;  // reported as given twice

@@ -308,6 +308,14 @@ void Sema::genFor(const Stmt& s) {
   --loopDepth_;
   for (const auto& c : comps) flattenComposite(c);
   std::vector<bool> broken = yieldCarried(carried, inits, body, 1, loc);
+  // The launch's num_stages applies to the loops that contain a dot, as Triton's does (a
+  // tl.range hint wins): ir/PipelineLoads.cpp reads it.
+  if (spec_.numStages > 0 && !forOp->hasAttr("num_stages"))
+    for (const auto& op : body.ops)
+      if (op->kind == OpKind::Dot) {
+        forOp->setAttr("num_stages", Attr(int64_t(spec_.numStages)));
+        break;
+      }
   b_.setInsertionPoint(outer, outerIndex);
   endLoop(s, forOp, carried, broken, std::move(saved), "for");
   for (const auto& c : comps) rebuildComposite(c);

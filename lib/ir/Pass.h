@@ -49,17 +49,23 @@ class PassManager {
   std::vector<PassSnapshot> snapshots_;
 };
 
-// --- the block-IR passes (lib/ir/{Canonicalize,FoldConstants,CSE,DCE}.cpp; docs/passes.md) ---
+// --- the block-IR passes (lib/ir/{Canonicalize,FoldConstants,PipelineLoads,CSE,DCE}.cpp; docs/passes.md) ---
 // Each expects verified IR, returns true when it changed the function and leaves it verified.
 bool canonicalize(Function& fn);   // exact local simplifications (x+0, x*1, neg(neg x), ...) and
                                    // constants moved to the right of commutative ops
 bool foldConstants(Function& fn);  // evaluate ops whose operands are all constants (splat(c),
                                    // c1+c2, ...) exactly as the interpreters would
 bool cse(Function& fn);            // merge identical side-effect-free ops (scoped to regions)
+bool pipelineLoads(Function& fn); // loads of loops with num_stages >= 2 issued one iteration
+                                   // ahead, carried to the iteration that uses them
 bool dce(Function& fn);            // remove ops whose results are unused and have no effects
                                    // (unused loads too), and dead loop-carried values
 
-// The standard block-IR pipeline: canonicalize, fold-constants, cse, dce.
+// loop-invariant code motion out of `for` bodies (lib/ir/Licm.cpp); the thread stage runs it
+// after the lowering, so the thread IR does per iteration what the PTX does.
+bool hoistLoopInvariants(Function& fn);
+
+// The standard block-IR pipeline: canonicalize, fold-constants, pipeline-loads, cse, dce.
 PassManager blockPipeline();
 
 }  // namespace tl

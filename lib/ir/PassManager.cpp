@@ -53,6 +53,7 @@ PassManager blockPipeline() {
   PassManager pm;
   pm.add({"canonicalize", "local exact simplifications (x+0, x*1, not(not x), ...); constants to the right", canonicalize});
   pm.add({"fold-constants", "evaluate ops whose operands are all constants, with the interpreters' semantics", foldConstants});
+  pm.add({"pipeline-loads", "in loops with num_stages >= 2, each load issued one iteration ahead and carried to its use", pipelineLoads});
   pm.add({"cse", "merge identical side-effect-free ops (an op may reuse one from an enclosing region)", cse});
   pm.add({"dce", "remove unused ops without effects (unused loads too) and dead loop-carried values", dce});
   return pm;

@@ -36,6 +36,10 @@ ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConf
 
   tc.threadIR = lowerToThreadIR(*tc.withLayouts, &tc.shared);
   if (printAfterAll) *printAfterAll << "// ----- IR after lower-to-thread-ir -----\n" << printFunction(*tc.threadIR);
+  PassManager thread;
+  thread.add({"licm", "pure ops whose operands are defined outside a for body move before the loop", hoistLoopInvariants});
+  thread.setPrintAfterAll(printAfterAll);
+  thread.run(*tc.threadIR);
   return tc;
 }
 

@@ -61,6 +61,11 @@ const std::vector<Case> kCases = {
     {"LongK", {{"M", "32"}, {"N", "32"}, {"K", "256"}, {"BK", "256"}}},
     // 16 x 8 per program: too small for 4 warps on tensor cores, so FMAs.
     {"SmallTile", {{"M", "32"}, {"N", "16"}, {"BM", "16"}, {"BN", "8"}, {"BK", "16"}}},
+    // The launch's num_stages: the loads of iteration k + 1 are carried into iteration k
+    // (ir/PipelineLoads.cpp): two iterations, a ragged one (the last prefetch masked off), and one.
+    {"Pipelined", {{"num_stages", "3"}}},
+    {"PipelinedRagged", {{"M", "50"}, {"N", "40"}, {"K", "40"}, {"num_stages", "2"}}},
+    {"PipelinedOneStep", {{"K", "32"}, {"num_stages", "2"}}},
 };
 
 class MmaDot : public testing::TestWithParam<std::tuple<int, size_t>> {};
@@ -128,6 +133,12 @@ TEST(MmaPlan, TensorCoresExactlyWhereTheShapeFits) {
   // K = 256 in one step: the k steps are a loop (one mma per tile in its body), not 16 copies.
   ThreadCompilation loop = compile(0, {{"M", "32"}, {"N", "32"}, {"K", "256"}, {"BK", "256"}}, 4, k);
   EXPECT_EQ(countMma(*loop.threadIR), 2);
+  // num_stages = 2: both operand loads are carried, the same mma count.
+  ThreadCompilation piped = compile(0, {{"num_stages", "2"}}, 4, k);
+  EXPECT_EQ(countMma(*piped.threadIR), 4);
+  bool carried = false;
+  walk(piped.blockIR->body, [&](Op& op) { carried |= op.kind == OpKind::For && op.hasAttr("pipelined_loads") && op.intAttr("pipelined_loads") == 2; });
+  EXPECT_TRUE(carried) << printFunction(*piped.blockIR);
 }
 
 }  // namespace
