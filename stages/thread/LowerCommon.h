@@ -134,7 +134,15 @@ class Lowerer {
   void lowerScan(const Op& op);                // LowerScan.cpp
   void lowerDot(const Op& op);                 // LowerDot.cpp
   void lowerDotMma(const Op& op, const MmaInstr& instr);  // ... on tensor cores
-  void stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride);
+  // The 16-byte-chunk XOR swizzle of a [rows][rowLen] shared buffer (LowerDot.cpp): chunk c of
+  // row r is placed at chunk c ^ ((r / rowsPerLine) % chunksPerLine) of its row.
+  struct Swizzle {
+    int64_t rowLen = 0, elems = 0;  // elements per row and per 16-byte chunk
+    int64_t rowsPerLine = 1, chunksPerLine = 1;  // rows per 128-byte line; chunks it XORs over
+    static std::optional<Swizzle> of(int64_t rowLen, int bytes);  // none unless rowLen * bytes is a power of two >= 16
+  };
+  Value* swizzleXor(const Swizzle& sw, Value* row);  // the chunk XOR of a row
+  void stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle = nullptr);
   // What the FMA k loop loads (the addresses at k = 0), and how the loaded values map to the
   // accumulator's registers (empty: one value per register, in register order).
   struct FmaOperands {

@@ -9,10 +9,12 @@
 // tpw=[8,4], wpc=[W0,W1], order=[1,0]>; K a multiple of the instruction's k.
 // Guarantees:
 //   1. staging: every thread st_shared's the a and b elements it is the first owner of (vector
-//      stores of up to 16 bytes where its registers run along a row), a as [M][K + pad] and b
-//      as [K][N + pad] (f16 / bf16) or transposed as [N][K + pad] (tf32, fp8); pad is 16 bytes
-//      of elements, so the 8 rows of one fragment load fall in different banks (conflict-free);
-//      then a barrier;
+//      stores of up to 16 bytes where its registers run along a row), a as [M][K] and b as
+//      [K][N] (f16 / bf16) with the 16-byte-chunk XOR swizzle (Swizzle below: the 8 rows of one
+//      ldmatrix and the 8 stores of one wavefront fall in 8 different bank groups), or, where a
+//      row is not a power of two of bytes, as [M][K + pad] and [K][N + pad]; b transposed as
+//      [N][K + pad] for tf32 and fp8; pad is 16 bytes of elements (the fragment loads are then
+//      conflict-free, the stores of rows shorter than 128 bytes not); then a barrier;
 //   2. per k step of the instruction's k (a thread-level for, or unrolled when K/k <= 8): warp
 //      (w0, w1) loads, for each of its M/(16*W0) m-tiles, the A fragment of the tile's 16 rows
 //      (rows (2i)*8*W0 + 8*w0 + g and (2i+1)*8*W0 + 8*w0 + g, g = lane/4: exactly the rows its
@@ -134,13 +136,21 @@ namespace tl::lower {
 // Stores a dot operand (a tile of the block IR) into shared memory at index
 // coord(rowDim) * stride + coord(1 - rowDim), each element by its first owner; consecutive
 // registers that are consecutive along dim 1 - rowDim go as one vector store of up to 16 bytes.
-void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride) {
+// With a swizzle, element (r, c) goes to r * stride + ((c / E) ^ x(r)) * E + c % E instead, E
+// the elements of a 16-byte chunk (a vector store stays inside one chunk).
+void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle) {
   const Type& t = operand->type;
   const int colDim = 1 - rowDim, bytes = dtypeBytes(t.dtype);
   LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
   Value* mask = ownerMask(g);
   Value* col = coord(g, colDim);
-  Value* idx = bin(OpKind::Add, mulC(coord(g, rowDim), stride), col);
+  Value* row = coord(g, rowDim);
+  if (swizzle) {
+    Value* chunk = bin(OpKind::Xor, divC(col, swizzle->elems), swizzleXor(*swizzle, row));
+    Value* within = andC(col, swizzle->elems - 1);
+    col = bin(OpKind::Add, mulC(chunk, swizzle->elems), within);
+  }
+  Value* idx = bin(OpKind::Add, mulC(row, stride), col);
   Value* addr = sharedAddr(idx, bytes, base);
   Value* value = get(operand);
   int64_t vec = 1;
@@ -150,6 +160,29 @@ void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_
   std::vector<Value*> operands{splatTo(addr, n), value};
   if (mask) operands.push_back(splatTo(mask, n));
   b_.create(OpKind::StShared, operands, {}, {{"vec", n == 1 ? int64_t(1) : vec}});
+}
+
+// The swizzle (LowerCommon.h): a row of rowLen * bytes = L bytes, a power of two. An ldmatrix
+// reads one 16-byte chunk from each of 8 consecutive rows, and a warp's 16-byte stores go 8 at a
+// time along the rows; shared memory serves 128 bytes (32 banks of 4) per wavefront. Rows of L <
+// 128 bytes share a line (P = 128 / L rows per line, C = L / 16 chunks each); longer rows span
+// lines (P = 1, C = 8: the XOR touches the chunk's low 3 bits). x(r) = (r / P) % C makes the 8
+// rows' chunks land in 8 different 16-byte bank groups, and keeps 8 consecutive chunks distinct,
+// without the padding (the pad makes the stores of rows shorter than 128 bytes conflict).
+std::optional<Lowerer::Swizzle> Lowerer::Swizzle::of(int64_t rowLen, int bytes) {
+  const int64_t L = rowLen * bytes;
+  if (L < 16 || (L & (L - 1)) != 0) return std::nullopt;
+  Swizzle sw;
+  sw.rowLen = rowLen;
+  sw.elems = 16 / bytes;
+  sw.rowsPerLine = L < 128 ? 128 / L : 1;
+  sw.chunksPerLine = std::min<int64_t>(L / 16, 8);
+  return sw;
+}
+
+Value* Lowerer::swizzleXor(const Swizzle& sw, Value* row) {
+  if (sw.chunksPerLine == 1) return constI32(0);
+  return andC(divC(row, sw.rowsPerLine), sw.chunksPerLine - 1);
 }
 
 // Form B, 2-D, the accumulator's layout not wrapping: each distinct A row value and B column
@@ -203,15 +236,20 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   const int64_t mTiles = M / (16 * W0), nTiles = N / (8 * W1), kSteps = K / instr.k;
   const int nA = instr.regs(MmaOperand::A), nB = instr.regs(MmaOperand::B), run = instr.kRun();
   const bool ldm = bytes == 2;                          // f16 / bf16: fragments by ldmatrix
-  const int64_t SA = K + 16 / bytes;                    // a: [M][K + pad]
-  const int64_t SB = ldm ? N + 16 / bytes : SA;         // b: [K][N + pad], or transposed [N][K + pad]
+  // ldmatrix buffers are swizzled where the rows are a power of two of bytes, else padded.
+  const std::optional<Swizzle> swA = ldm ? Swizzle::of(K, bytes) : std::nullopt;
+  const std::optional<Swizzle> swB = ldm ? Swizzle::of(N, bytes) : std::nullopt;
+  const int64_t pad = 16 / bytes;
+  const int64_t SA = swA ? K : K + pad;                 // a: [M][K] swizzled, or [M][K + pad]
+  const int64_t SB = ldm ? (swB ? N : N + pad) : K + pad;  // b: [K][N] swizzled, [K][N + pad], or transposed [N][K + pad]
 
   // 1. staging.
-  Value* aBase = sharedBase(M * SA * bytes, "dot operand a [M][K+pad] (tensor cores)");
-  Value* bBase = sharedBase((ldm ? K : N) * SB * bytes,
-                            ldm ? "dot operand b [K][N+pad] (tensor cores)" : "dot operand b transposed [N][K+pad] (tensor cores)");
-  stageOperand(op.operand(0), aBase, 0, SA);
-  stageOperand(op.operand(1), bBase, ldm ? 0 : 1, SB);
+  Value* aBase = sharedBase(M * SA * bytes, swA ? "dot operand a [M][K] swizzled (tensor cores)" : "dot operand a [M][K+pad] (tensor cores)");
+  Value* bBase = sharedBase((ldm ? K : N) * SB * bytes, !ldm ? "dot operand b transposed [N][K+pad] (tensor cores)"
+                                                        : swB ? "dot operand b [K][N] swizzled (tensor cores)"
+                                                              : "dot operand b [K][N+pad] (tensor cores)");
+  stageOperand(op.operand(0), aBase, 0, SA, swA ? &*swA : nullptr);
+  stageOperand(op.operand(1), bBase, ldm ? 0 : 1, SB, swB ? &*swB : nullptr);
   barrier();
 
   // Warp (w0, w1) = (warp / W1, warp % W1); g = lane / 4, t = lane % 4.
@@ -219,6 +257,8 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   Value* w1 = W1 > 1 ? andC(warp_, W1 - 1) : constI32(0);
   // Per m-tile (A) and per n-tile or pair of n-tiles (B): the address this lane loads at k step 0.
   std::vector<Value*> aAddr, bAddr;
+  Value* aChunk = nullptr;  // swizzled a: the lane's chunk at k step 0, and its row's XOR
+  Value* aXor = nullptr;
   if (ldm) {
     // ldmatrix.x4 of A: lane l gives row l % 8 of matrix q = l / 8, which is fragment rows 0-7
     // (q even) or 8-15 (q odd), k 0-7 (q < 2) or 8-15: registers a0..a7 in the ISA's order.
@@ -230,15 +270,33 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     Value* aRow = bin(OpKind::Add, mulC(w0, 8), r8);
     Value* aHalf = mulC(qLow, 8 * W0);
     aRow = bin(OpKind::Add, aRow, aHalf);
-    Value* aCol = mulC(qHigh, 8);
+    // Swizzled: the rows' XOR repeats every 8 rows, and the m-tiles are 16 * W0 rows apart, so
+    // it is the lane's for every m-tile; the chunk (k / 8) moves with the k step.
+    Value* aCol = swA ? constI32(0) : mulC(qHigh, 8);
     Value* aLane = sharedAddr(bin(OpKind::Add, mulC(aRow, SA), aCol), bytes, aBase);
     for (int64_t i = 0; i < mTiles; ++i) aAddr.push_back(addC(aLane, i * 16 * W0 * SA * bytes));
+    if (swA) {
+      aChunk = qHigh;
+      aXor = swizzleXor(*swA, aRow);
+    }
     // ldmatrix.x4.trans of B ([K][N]): matrix q is k rows 0-7 (q even) or 8-15 of n-tile j + q / 2.
+    // Swizzled: the k steps move 16 rows (the XOR repeats every 8), the n-tiles move the chunk.
     Value* bRow = bin(OpKind::Add, r8, mulC(qLow, 8));
     Value* bTile = mulC(qHigh, 8 * W1);
     Value* bCol = bin(OpKind::Add, bTile, mulC(w1, 8));
-    Value* bLane = sharedAddr(bin(OpKind::Add, mulC(bRow, SB), bCol), bytes, bBase);
-    for (int64_t j = 0; j < nTiles; j += 2) bAddr.push_back(addC(bLane, j * 8 * W1 * bytes));
+    if (swB) {
+      Value* bRowAddr = mulC(bRow, SB);
+      Value* bXor = swizzleXor(*swB, bRow);
+      Value* bChunk = divC(bCol, swB->elems);
+      for (int64_t j = 0; j < nTiles; j += 2) {
+        Value* phys = bin(OpKind::Xor, addC(bChunk, j * 8 * W1 / swB->elems), bXor);
+        Value* idx = bin(OpKind::Add, bRowAddr, mulC(phys, swB->elems));
+        bAddr.push_back(sharedAddr(idx, bytes, bBase));
+      }
+    } else {
+      Value* bLane = sharedAddr(bin(OpKind::Add, mulC(bRow, SB), bCol), bytes, bBase);
+      for (int64_t j = 0; j < nTiles; j += 2) bAddr.push_back(addC(bLane, j * 8 * W1 * bytes));
+    }
   } else {
     // ld_shared of kRun consecutive elements. The fragment tables have the shape this relies
     // on: A row g + (row at lane 0), col kRun*t + (col at lane 0); B row kRun*t + (row at lane
@@ -329,6 +387,10 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   auto step = [&](Value* kIndex, std::vector<Value*> cf) {
     std::vector<Value*> af, bf;
     Value* aOff = mulC(kIndex, instr.k * bytes);
+    if (aChunk) {  // swizzled a: the chunk of this k step, XORed with the row's
+      Value* chunk = bin(OpKind::Add, aChunk, mulC(kIndex, instr.k / swA->elems));
+      aOff = mulC(bin(OpKind::Xor, chunk, aXor), 16);
+    }
     Value* bOff = mulC(kIndex, instr.k * (ldm ? SB : 1) * bytes);
     if (ldm) {
       for (Value* a : aAddr) af.push_back(ldmatrix(bin(OpKind::Add, a, aOff), 4, false));
