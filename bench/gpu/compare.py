@@ -221,9 +221,11 @@ def main():
     if "tensor" in only:
         # Tensor cores (issue 13): kernels/matmul_tc.tl against cuBLAS (torch.matmul; fp8:
         # torch._scaled_mm) and the same algorithm in Triton, each at its best of a few tile
-        # configurations (Triton also pipelines with num_stages; tilelab has no pipelining yet).
-        # tilelab: the two best of bench/results/gpu/mma_sweep_h200.txt (bf16 4096^3).
-        tl_cfgs = [(128, 128, 32, 4), (128, 128, 32, 8)]
+        # configurations. Both pipeline with num_stages: Triton with cp.async / TMA rings in shared
+        # memory, tilelab one iteration ahead in registers (ir/PipelineLoads.cpp).
+        # tilelab: the best of bench/results/gpu/pipeline_h200.txt's sweep (bf16 4096^3), and the
+        # best unpipelined one of bench/results/gpu/mma_sweep_h200.txt.
+        tl_cfgs = [(128, 128, 32, 4, 1), (128, 128, 32, 8, 2), (128, 128, 32, 4, 2), (128, 256, 32, 8, 2)]
         tri_cfgs = [(128, 256, 64, 8, 3), (128, 128, 32, 4, 4)]
         names = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.float8_e4m3fn: "f8e4m3"}
         cases = [(torch.bfloat16, 4096), (torch.bfloat16, 8192), (torch.float16, 4096), (torch.float16, 8192),
@@ -254,9 +256,9 @@ def main():
                 except Exception as e:  # a config that does not fit (shared memory) is skipped
                     print(f"triton {names[dt]} {bm}x{bn}x{bk}: {type(e).__name__}")
             best = None
-            for bm, bn, bk, w in tl_cfgs:
+            for bm, bn, bk, w, st in tl_cfgs:
                 tl_dt, tl_out = names[dt], names[out_dt]
-                sets = {"M": n, "N": n, "K": n, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk,
+                sets = {"M": n, "N": n, "K": n, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_stages": st,
                         "a_ptr": f"randn((M, K), dtype={tl_dt}, seed=1)", "b_ptr": f"randn((K, N), dtype={tl_dt}, seed=2)",
                         "c_ptr": f"zeros((M, N), dtype={tl_out}, output=True)"}
                 # Timed only: bench/gpu/mma_h200.sh checks the same kernel on the GPU for every
@@ -264,12 +266,13 @@ def main():
                 # a tl-block check at 4096^3 takes minutes of host time per row.
                 extra = ["--runs", "20", "--no-check"]
                 res = run_tilelab(args.tl_ptx, "matmul_tc", sets, w, args.results_dir, extra)
-                if tl_ms(res) is not None and (best is None or tl_ms(res) < tl_ms(best)):
+                res["config"] = f"{bm}x{bn}x{bk} w{w} s{st}"
+                if tl_ms(res) is not None and (best is None or tl_ms(best) is None or tl_ms(res) < tl_ms(best)):
                     best = res
                 elif best is None:
                     best = res
             rows.append(dict(op="matmul (tensor cores)", shape=f"{n}^3 {names[dt]}" + (" (tf32)" if dt == torch.float32 else ""),
-                             kernel="matmul_tc", flops=flops, torch_ms=t_torch, triton_ms=t_tri,
+                             kernel=f"matmul_tc ({best.get('config', '')})", flops=flops, torch_ms=t_torch, triton_ms=t_tri,
                              tilelab_ms=tl_ms(best), tilelab=best))
 
     # ------------------------------------------------------------------------- table
