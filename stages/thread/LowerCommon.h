@@ -64,7 +64,7 @@ std::optional<std::vector<int64_t>> staticRegisterMap(const Type& srcType, const
 
 class Lowerer {
  public:
-  explicit Lowerer(const Function& src) : src_(src) {}
+  explicit Lowerer(const Function& src, const LowerOptions& options = {}) : src_(src), options_(options) {}
   // Builds the (uncleaned) thread function; the shared buffers requested are in buffers().
   std::unique_ptr<Function> run();
   std::vector<SharedBuffer>& buffers() { return buffers_; }
@@ -161,6 +161,9 @@ class Lowerer {
   // register r reads index readOffset + sum_j coord_j(r) * readStrides[j].
   Value* exchangeLinear(Value* regs, const Type& srcType, const Type& dstType,
                         const std::vector<int64_t>& readStrides, int64_t readOffset, const std::string& purpose);
+  // The row padding (in elements) of a 2-D conversion's [R][C + pad] buffer with the fewest
+  // shared-memory wavefronts (LowerConvert.cpp).
+  int64_t exchangeRowPad(const Type& srcType, const Type& dstType) const;
   // The read half (after the writes and their barrier): ld_shared, then a barrier.
   Value* readExchanged(Value* base, const Type& dstType, const std::vector<int64_t>& readStrides, int64_t readOffset);
   void lowerReshape(const Op& op);             // LowerShape.cpp
@@ -171,6 +174,7 @@ class Lowerer {
   void lowerWhile(const Op& op);
 
   const Function& src_;
+  LowerOptions options_;
   std::unique_ptr<Function> dst_;
   Builder b_;
   std::unordered_map<const Value*, Value*> map_;

@@ -10,7 +10,14 @@
 //   - otherwise: every thread st_shared's the registers it is the FIRST OWNER of at the
 //     element's row-major offset (replicas are masked off, so no two threads write one address
 //     and the race detector has nothing to flag), barrier, every thread ld_shared's the
-//     elements of its new registers, barrier (before the buffer may be reused).
+//     elements of its new registers, barrier (before the buffer may be reused);
+//   - a 2-D tile goes through a [R][C + pad] buffer, pad the row padding with the fewest
+//     shared-memory wavefronts for both halves (exchangeRowPad, below): 0 unless a pad removes
+//     bank conflicts, at most an eighth more memory (or one 4-byte word per row); not with
+//     LowerOptions::padExchanges off (--keep-layouts: the row-major buffer the source implies).
+#include <set>
+
+#include "sim/Banks.h"
 #include "thread/LowerCommon.h"
 
 namespace tl::lower {
@@ -27,9 +34,79 @@ void Lowerer::lowerConvertLayout(const Op& op) {
     set(op.result(), permuteRegs(x, *perm));
     return;
   }
+  if (srcT.rank() == 2 && !srcT.isPtr && options_.padExchanges) {
+    if (const int64_t pad = exchangeRowPad(srcT, dstT); pad > 0) {
+      const int64_t R = srcT.shape[0], C = srcT.shape[1], stride = C + pad;
+      const int bytes = dtypeBytes(srcT.dtype);
+      Value* base = sharedBase(R * stride * bytes, "convert_layout, rows padded by " + std::to_string(pad));
+      LayoutGeom gs = LayoutGeom::of(*srcT.layout, srcT.shape);
+      Value* mask = ownerMask(gs);
+      Value* idx = bin(OpKind::Add, mulC(coord(gs, 0), stride), coord(gs, 1));
+      stShared(sharedAddr(splatTo(idx, gs.numRegs), bytes, base), x, mask);
+      barrier();
+      set(op.result(), readExchanged(base, dstT, {stride, 1}, 0));
+      return;
+    }
+  }
   std::vector<int> dims;
   for (int j = 0; j < srcT.rank(); ++j) dims.push_back(j);
   set(op.result(), exchangeViaShared(x, srcT, dstT, dims, "convert_layout"));
+}
+
+// Wavefronts of the stores (each register of every warp: the first owners of its elements) and
+// loads (each register of every warp) for row stride C + pad, counted with the simulator's bank
+// model (sim/Banks.h, the one tl-sim reports), for pad in 0, 1, 2, 4, ... words while the buffer
+// grows by at most an eighth (one word per row is always allowed); the fewest wins, the smaller
+// pad on ties. The accesses are 1-register st_shared / ld_shared (vec 1), as lowered above.
+int64_t Lowerer::exchangeRowPad(const Type& srcT, const Type& dstT) const {
+  const int64_t R = srcT.shape[0], C = srcT.shape[1];
+  const int bytes = dtypeBytes(srcT.dtype);
+  if (bytes > 4 || R < 2) return 0;
+  const int threads = src_.numWarps * kWarpSize;
+  const int64_t srcRegs = LayoutGeom::of(*srcT.layout, srcT.shape).numRegs;
+  const int64_t dstRegs = LayoutGeom::of(*dstT.layout, dstT.shape).numRegs;
+  // Each (thread, register)'s element, once; the stores skip replicas.
+  auto elements = [&](const Type& t, int64_t regs, bool firstOwners) {
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> at(size_t(threads), std::vector<std::pair<int64_t, int64_t>>(size_t(regs), {-1, -1}));
+    std::set<std::pair<int64_t, int64_t>> seen;
+    for (int th = 0; th < threads; ++th)
+      for (int64_t r = 0; r < regs; ++r) {
+        auto c = t.layout->coords(t.shape, th, r);
+        std::pair<int64_t, int64_t> e{c[0], c[1]};
+        if (!firstOwners || seen.insert(e).second) at[size_t(th)][size_t(r)] = e;
+      }
+    return at;
+  };
+  const auto stores = elements(srcT, srcRegs, true), loads = elements(dstT, dstRegs, false);
+  auto wavefronts = [&](const std::vector<std::vector<std::pair<int64_t, int64_t>>>& at, int64_t regs, int64_t stride) {
+    int64_t total = 0;
+    for (int w = 0; w < src_.numWarps; ++w)
+      for (int64_t r = 0; r < regs; ++r) {
+        WarpAccess a;
+        a.space = MemSpace::Shared;
+        a.bytes = uint8_t(bytes);
+        for (int l = 0; l < kWarpSize; ++l) {
+          auto [row, col] = at[size_t(w * kWarpSize + l)][size_t(r)];
+          if (row < 0) continue;
+          a.activeMask |= 1u << l;
+          a.addr[size_t(l)] = uint64_t((row * stride + col) * bytes);
+        }
+        if (a.activeMask) total += banks(a).wavefronts;
+      }
+    return total;
+  };
+  const int64_t wordElems = 4 / bytes;
+  int64_t best = 0, bestCost = -1;
+  for (int64_t words = 0; words <= 32; words = words ? words * 2 : 1) {
+    const int64_t pad = words * wordElems;
+    if (words > 1 && R * pad * 8 > R * C) break;
+    const int64_t cost = wavefronts(stores, srcRegs, C + pad) + wavefronts(loads, dstRegs, C + pad);
+    if (bestCost < 0 || cost < bestCost) {
+      best = pad;
+      bestCost = cost;
+    }
+  }
+  return best;
 }
 
 Value* Lowerer::exchangeViaShared(Value* regs, const Type& srcT, const Type& dstT,

@@ -359,12 +359,12 @@ Value* Lowerer::permuteRegs(Value* v, const std::vector<int64_t>& indices) {
 
 namespace tl {
 
-std::unique_ptr<Function> lowerToThreadIR(const Function& fn, SharedMemoryReport* report) {
+std::unique_ptr<Function> lowerToThreadIR(const Function& fn, SharedMemoryReport* report, const LowerOptions& options) {
   if (fn.level != IRLevel::Block) throw IRError(fn.loc, "thread lowering: expects block IR");
   if (fn.numWarps <= 0) throw IRError(fn.loc, "thread lowering: Function::numWarps is not set (run the layout passes first)");
   if (std::string err = verifyFunction(fn); !err.empty())
     throw IRError(fn.loc, "thread lowering: the input block IR does not verify:\n" + err);
-  lower::Lowerer lowerer(fn);
+  lower::Lowerer lowerer(fn, options);
   auto out = lowerer.run();
   int64_t peak = allocateSharedMemory(lowerer.buffers());
   lowerer.patchSharedBases();

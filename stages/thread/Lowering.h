@@ -9,8 +9,8 @@
 // computes when run by 32*numWarps threads per program: each tile value becomes the registers
 // each thread owns under its layout (ir/Layout.h register order), reductions become in-thread
 // combines, butterfly shuffles and shared memory with barriers, dot becomes FMAs on operands
-// staged through shared memory, convert_layout goes through shared memory. The result has been
-// cleaned up by the block pipeline's passes (canonicalize, fold-constants, cse, dce).
+// staged through shared memory, convert_layout goes through shared memory. It is not cleaned up
+// here: the thread stage's pipeline (Pipeline.h) runs licm on it.
 // Floating-point sums and dot products may differ from tl-scalar by rounding (the combining
 // order is a tree, and dot uses fused multiply-adds); see docs/thread-ir.md.
 // Throws IRError (located at the block op) when the input breaks the expectations above.
@@ -49,8 +49,15 @@ struct SharedMemoryReport {
 // buffers that are never live together share space. Sets every `offset`; returns the peak.
 int64_t allocateSharedMemory(std::vector<SharedBuffer>& buffers);
 
+// How to lower.
+struct LowerOptions {
+  // A 2-D convert_layout's buffer gets the row padding with the fewest bank conflicts
+  // (LowerConvert.cpp); false (tl-thread --keep-layouts) keeps it row-major, the textbook layout.
+  bool padExchanges = true;
+};
+
 // Lowers `blockWithLayouts`; fills `report` (when given) with the shared-memory plan.
 std::unique_ptr<Function> lowerToThreadIR(const Function& blockWithLayouts,
-                                          SharedMemoryReport* report = nullptr);
+                                          SharedMemoryReport* report = nullptr, const LowerOptions& options = {});
 
 }  // namespace tl

@@ -34,7 +34,9 @@ ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConf
   // The layout manager's first snapshot is its input, the block pipeline's last output.
   tc.snapshots.insert(tc.snapshots.end(), layouts.snapshots().begin() + 1, layouts.snapshots().end());
 
-  tc.threadIR = lowerToThreadIR(*tc.withLayouts, &tc.shared);
+  LowerOptions lowerOptions;
+  lowerOptions.padExchanges = !tc.keepLayouts;
+  tc.threadIR = lowerToThreadIR(*tc.withLayouts, &tc.shared, lowerOptions);
   if (printAfterAll) *printAfterAll << "// ----- IR after lower-to-thread-ir -----\n" << printFunction(*tc.threadIR);
   PassManager thread;
   thread.add({"licm", "pure ops whose operands are defined outside a for body move before the loop", hoistLoopInvariants});
