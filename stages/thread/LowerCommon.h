@@ -107,9 +107,18 @@ class Lowerer {
   Value* ownerMask(const LayoutGeom& g, int freeWarpDim = -1);
   Value* permuteRegs(Value* v, const std::vector<int64_t>& indices);
 
+  // A `for` loop being lowered: the block op, the thread-level loop made for it, and the
+  // pre-order indices of the loop and its last nested op.
+  struct LoopFrame {
+    const Op* blockFor = nullptr;
+    Op* threadFor = nullptr;
+    int64_t firstIndex = 0, lastIndex = 0;
+  };
   // --- shared memory (SharedMemory.cpp): a buffer for the current block op; returns an i32
   // constant holding its base address (patched after allocation).
   Value* sharedBase(int64_t bytes, const std::string& purpose);
+  // The same, live for the whole of `loop` (its ops may not reuse the space).
+  Value* sharedBaseForLoop(int64_t bytes, const std::string& purpose, const LoopFrame& loop);
   Value* sharedAddr(Value* elementIndex, int elemBytes, Value* base);  // index*bytes + base
   Value* ldShared(Value* addr, DType dtype, Value* mask = nullptr);
   void stShared(Value* addr, Value* value, Value* mask = nullptr);
@@ -186,6 +195,11 @@ class Lowerer {
   int64_t nextIndex_ = 0;
   std::vector<SharedBuffer> buffers_;
   std::vector<Op*> baseConsts_;  // buffers_[i]'s base-address constant
+  std::vector<LoopFrame> loops_;  // the `for` loops being lowered, innermost last
+  // The innermost loop when `op` sits at the top of its body, else nullptr.
+  const LoopFrame* enclosingLoop(const Op& op) const;
+  // True when `v` is computed outside `loop` (by an op or region not nested in it).
+  static bool definedOutside(const Value* v, const Op& loop);
 };
 
 }  // namespace tl::lower

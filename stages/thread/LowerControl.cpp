@@ -20,8 +20,23 @@ void Lowerer::lowerFor(const Op& op) {
   const Region& from = op.region(0);
   Region& to = loop->region(0);
   for (size_t i = 0; i < from.args.size(); ++i) set(from.arg(i), to.arg(i));
+  int64_t nested = 0;
+  walk(from, [&](Op&) { ++nested; });
+  loops_.push_back({&op, loop, curIndex_, curIndex_ + nested});
   lowerRegion(from, to);
+  loops_.pop_back();
   for (size_t i = 0; i < op.numResults(); ++i) set(op.result(i), loop->result(i));
+}
+
+const Lowerer::LoopFrame* Lowerer::enclosingLoop(const Op& op) const {
+  if (loops_.empty() || op.parent != &loops_.back().blockFor->region(0)) return nullptr;
+  return &loops_.back();
+}
+
+bool Lowerer::definedOutside(const Value* v, const Op& loop) {
+  for (const Region* r = v->isRegionArg() ? v->owner : v->def->parent; r; r = r->parentOp ? r->parentOp->parent : nullptr)
+    if (r->parentOp == &loop) return false;
+  return true;
 }
 
 void Lowerer::lowerIf(const Op& op) {

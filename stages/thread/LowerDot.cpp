@@ -8,11 +8,15 @@
 // "tf32"; acc <M x N x f32> in mmaAccumulatorLayout(M, N, numWarps) = #blocked<spt=[1,2],
 // tpw=[8,4], wpc=[W0,W1], order=[1,0]>; K a multiple of the instruction's k.
 // Guarantees:
-//   1. staging: every thread st_shared's the a and b elements it is the first owner of (vector
+//   1. staging (before the loop, once, for an operand computed outside the loop whose body the
+//      dot is at the top of; its buffer is then live for the whole loop): every thread
+//      st_shared's the a and b elements it is the first owner of (vector
 //      stores of up to 16 bytes where its registers run along a row), a as [M][K] and b as
 //      [K][N] (f16 / bf16) with the 16-byte-chunk XOR swizzle (Swizzle below: the 8 rows of one
 //      ldmatrix and the 8 stores of one wavefront fall in 8 different bank groups), or, where a
-//      row is not a power of two of bytes, as [M][K + pad] and [K][N + pad]; b transposed as
+//      row is not a power of two of bytes, as [M][K + pad] and [K][N + pad]; a 16-bit b whose
+//      registers run along k (a blocked layout with order[0] = 0: attention's k^T) as [N][K]
+//      (swizzled or padded the same way), so its stores are vectors too; b transposed as
 //      [N][K + pad] for tf32 and fp8; pad is 16 bytes of elements (the fragment loads are then
 //      conflict-free, the stores of rows shorter than 128 bytes not); then a barrier;
 //   2. per k step of the instruction's k (a thread-level for, or unrolled when K/k <= 8): warp
@@ -20,7 +24,7 @@
 //      (rows (2i)*8*W0 + 8*w0 + g and (2i+1)*8*W0 + 8*w0 + g, g = lane/4: exactly the rows its
 //      accumulator registers hold), and for each of its N/(8*W1) n-tiles the B fragment of the
 //      tile's 8 columns: f16 / bf16 with ldmatrix.x4 (A) and ldmatrix.x4.trans (two n-tiles of
-//      B; x2 for an odd last one), tf32 / fp8 with ld_shared of kRun consecutive elements (4
+//      B; x2 for an odd last one; without .trans from a [N][K] b), tf32 / fp8 with ld_shared of kRun consecutive elements (4
 //      bytes) in the ISA's element order, f32 rounded with cvt_tf32; then one `mma` per
 //      (m-tile, n-tile), the C fragment being 4 of the accumulator's registers (the register
 //      map is derived from Layout::coords and the ISA's C table, and checked for every lane);
@@ -236,21 +240,61 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   const int64_t mTiles = M / (16 * W0), nTiles = N / (8 * W1), kSteps = K / instr.k;
   const int nA = instr.regs(MmaOperand::A), nB = instr.regs(MmaOperand::B), run = instr.kRun();
   const bool ldm = bytes == 2;                          // f16 / bf16: fragments by ldmatrix
+  // b whose registers run along k (attention's k^T, loaded along the head dim) is staged
+  // transposed, [N][K], so its stores are vectors along the rows, and its fragments come by
+  // ldmatrix without .trans: the rows of an 8 x 8 matrix are then n, its 8 elements k.
+  const bool bKMajor = ldm && bT.layout->kind() == Layout::Kind::Blocked && bT.layout->order()[0] == 0 && bT.shape[0] > 1;
   // ldmatrix buffers are swizzled where the rows are a power of two of bytes, else padded.
   const std::optional<Swizzle> swA = ldm ? Swizzle::of(K, bytes) : std::nullopt;
-  const std::optional<Swizzle> swB = ldm ? Swizzle::of(N, bytes) : std::nullopt;
+  const std::optional<Swizzle> swB = ldm ? Swizzle::of(bKMajor ? K : N, bytes) : std::nullopt;
   const int64_t pad = 16 / bytes;
   const int64_t SA = swA ? K : K + pad;                 // a: [M][K] swizzled, or [M][K + pad]
-  const int64_t SB = ldm ? (swB ? N : N + pad) : K + pad;  // b: [K][N] swizzled, [K][N + pad], or transposed [N][K + pad]
+  // b: [K][N] (or [N][K] when k-major) swizzled or padded; tf32 / fp8 transposed [N][K + pad].
+  const int64_t SB = ldm ? (swB ? (bKMajor ? K : N) : (bKMajor ? K : N) + pad) : K + pad;
+  const bool bRowsN = !ldm || bKMajor;                  // b's buffer rows are n
 
-  // 1. staging.
-  Value* aBase = sharedBase(M * SA * bytes, swA ? "dot operand a [M][K] swizzled (tensor cores)" : "dot operand a [M][K+pad] (tensor cores)");
-  Value* bBase = sharedBase((ldm ? K : N) * SB * bytes, !ldm ? "dot operand b transposed [N][K+pad] (tensor cores)"
-                                                        : swB ? "dot operand b [K][N] swizzled (tensor cores)"
-                                                              : "dot operand b [K][N+pad] (tensor cores)");
-  stageOperand(op.operand(0), aBase, 0, SA, swA ? &*swA : nullptr);
-  stageOperand(op.operand(1), bBase, ldm ? 0 : 1, SB, swB ? &*swB : nullptr);
-  barrier();
+  // 1. staging. An operand computed outside the loop the dot is in (attention's q) is staged
+  // once, before the loop, into a buffer the loop's other ops do not reuse.
+  const std::string aWhat = swA ? "dot operand a [M][K] swizzled (tensor cores)" : "dot operand a [M][K+pad] (tensor cores)";
+  const std::string bWhat = !ldm ? "dot operand b transposed [N][K+pad] (tensor cores)"
+                            : bKMajor ? (swB ? "dot operand b transposed [N][K] swizzled (tensor cores)"
+                                             : "dot operand b transposed [N][K+pad] (tensor cores)")
+                            : swB ? "dot operand b [K][N] swizzled (tensor cores)"
+                                  : "dot operand b [K][N+pad] (tensor cores)";
+  const int64_t aBytes = M * SA * bytes, bBytes = (bRowsN ? N : K) * SB * bytes;
+  const LoopFrame* loop = enclosingLoop(op);
+  const bool hoistA = loop && definedOutside(op.operand(0), *loop->blockFor);
+  const bool hoistB = loop && definedOutside(op.operand(1), *loop->blockFor);
+  Value* aBase = nullptr;
+  Value* bBase = nullptr;
+  auto stageA = [&](Value* base) { stageOperand(op.operand(0), base, 0, SA, swA ? &*swA : nullptr); };
+  auto stageB = [&](Value* base) { stageOperand(op.operand(1), base, bRowsN ? 1 : 0, SB, swB ? &*swB : nullptr); };
+  if (hoistA || hoistB) {
+    Region* body = b_.region();
+    Region* outer = loop->threadFor->parent;
+    size_t at = 0;
+    while (outer->ops[at].get() != loop->threadFor) ++at;
+    b_.setInsertionPoint(outer, at);
+    if (hoistA) {
+      aBase = sharedBaseForLoop(aBytes, aWhat + ", staged once before the loop", *loop);
+      stageA(aBase);
+    }
+    if (hoistB) {
+      bBase = sharedBaseForLoop(bBytes, bWhat + ", staged once before the loop", *loop);
+      stageB(bBase);
+    }
+    barrier();
+    b_.setInsertionPointToEnd(body);
+  }
+  if (!hoistA) {
+    aBase = sharedBase(aBytes, aWhat);
+    stageA(aBase);
+  }
+  if (!hoistB) {
+    bBase = sharedBase(bBytes, bWhat);
+    stageB(bBase);
+  }
+  if (!hoistA || !hoistB) barrier();
 
   // Warp (w0, w1) = (warp / W1, warp % W1); g = lane / 4, t = lane % 4.
   Value* w0 = divC(warp_, W1);
@@ -259,6 +303,8 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   std::vector<Value*> aAddr, bAddr;
   Value* aChunk = nullptr;  // swizzled a: the lane's chunk at k step 0, and its row's XOR
   Value* aXor = nullptr;
+  Value* bChunk0 = nullptr;  // k-major b: the lane's chunk at k step 0 (k 0-7 or 8-15), its row's XOR
+  Value* bXor0 = nullptr;
   if (ldm) {
     // ldmatrix.x4 of A: lane l gives row l % 8 of matrix q = l / 8, which is fragment rows 0-7
     // (q even) or 8-15 (q odd), k 0-7 (q < 2) or 8-15: registers a0..a7 in the ISA's order.
@@ -279,6 +325,21 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
       aChunk = qHigh;
       aXor = swizzleXor(*swA, aRow);
     }
+    if (bKMajor) {
+      // ldmatrix.x4 of B^T ([N][K]): matrix q is k 0-7 (q even) or 8-15 of n-tile j + q / 2;
+      // lane l gives its row l % 8 (an n). Like A: the XOR is the lane's for every tile pair (16
+      // W1 rows apart), the chunk moves with the k step.
+      Value* bRowN = bin(OpKind::Add, mulC(w1, 8), r8);
+      Value* bTileN = mulC(qHigh, 8 * W1);
+      bRowN = bin(OpKind::Add, bRowN, bTileN);
+      Value* bColK = swB ? constI32(0) : mulC(qLow, 8);
+      Value* bLaneT = sharedAddr(bin(OpKind::Add, mulC(bRowN, SB), bColK), bytes, bBase);
+      for (int64_t j = 0; j < nTiles; j += 2) bAddr.push_back(addC(bLaneT, j * 8 * W1 * SB * bytes));
+      if (swB) {
+        bChunk0 = qLow;
+        bXor0 = swizzleXor(*swB, bRowN);
+      }
+    } else {
     // ldmatrix.x4.trans of B ([K][N]): matrix q is k rows 0-7 (q even) or 8-15 of n-tile j + q / 2.
     // Swizzled: the k steps move 16 rows (the XOR repeats every 8), the n-tiles move the chunk.
     Value* bRow = bin(OpKind::Add, r8, mulC(qLow, 8));
@@ -296,6 +357,7 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     } else {
       Value* bLane = sharedAddr(bin(OpKind::Add, mulC(bRow, SB), bCol), bytes, bBase);
       for (int64_t j = 0; j < nTiles; j += 2) bAddr.push_back(addC(bLane, j * 8 * W1 * bytes));
+    }
     }
   } else {
     // ld_shared of kRun consecutive elements. The fragment tables have the shape this relies
@@ -391,12 +453,16 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
       Value* chunk = bin(OpKind::Add, aChunk, mulC(kIndex, instr.k / swA->elems));
       aOff = mulC(bin(OpKind::Xor, chunk, aXor), 16);
     }
-    Value* bOff = mulC(kIndex, instr.k * (ldm ? SB : 1) * bytes);
+    Value* bOff = mulC(kIndex, instr.k * (ldm && !bKMajor ? SB : 1) * bytes);
+    if (bChunk0) {  // swizzled k-major b: as a
+      Value* chunk = bin(OpKind::Add, bChunk0, mulC(kIndex, instr.k / swB->elems));
+      bOff = mulC(bin(OpKind::Xor, chunk, bXor0), 16);
+    }
     if (ldm) {
       for (Value* a : aAddr) af.push_back(ldmatrix(bin(OpKind::Add, a, aOff), 4, false));
       for (size_t p = 0; p < bAddr.size(); ++p) {
         const bool pair = int64_t(2 * p + 1) < nTiles;
-        Value* both = ldmatrix(bin(OpKind::Add, bAddr[p], bOff), pair ? 4 : 2, true);
+        Value* both = ldmatrix(bin(OpKind::Add, bAddr[p], bOff), pair ? 4 : 2, !bKMajor);
         bf.push_back(pair ? permuteRegs(both, {0, 1, 2, 3}) : both);
         if (pair) bf.push_back(permuteRegs(both, {4, 5, 6, 7}));
       }

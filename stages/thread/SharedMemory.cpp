@@ -129,6 +129,13 @@ Value* Lowerer::sharedBase(int64_t bytes, const std::string& purpose) {
   return c->result();
 }
 
+Value* Lowerer::sharedBaseForLoop(int64_t bytes, const std::string& purpose, const LoopFrame& loop) {
+  Value* base = sharedBase(bytes, purpose);
+  buffers_.back().firstOp = std::min(loop.firstIndex, curIndex_);
+  buffers_.back().lastOp = std::max(loop.lastIndex, curIndex_);
+  return base;
+}
+
 void Lowerer::patchSharedBases() {
   for (size_t i = 0; i < buffers_.size(); ++i) baseConsts_[i]->setAttr("value", buffers_[i].offset);
 }

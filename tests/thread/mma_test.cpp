@@ -7,6 +7,8 @@
 // ragged sizes, and the plan's explanation.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "ir/Printer.h"
 #include "rank3_util.h"
 #include "runtime/FloatOps.h"
@@ -30,12 +32,13 @@ double rounded(double v, int mode) {
 rank3::Reference reference(int mode) {
   return [mode](const Memory& in, const LaunchConfig& launch) {
     const int64_t M = rank3::launchInt(launch, "M"), N = rank3::launchInt(launch, "N"), K = rank3::launchInt(launch, "K");
+    const bool bt = rank3::launchInt(launch, "BT") != 0;
     const Buffer *a = in.find("a_ptr"), *b = in.find("b_ptr");
     std::vector<double> c(size_t(M * N));
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         double s = 0;
-        for (int64_t k = 0; k < K; ++k) s += rounded(a->getF(m * K + k), mode) * rounded(b->getF(k * N + n), mode);
+        for (int64_t k = 0; k < K; ++k) s += rounded(a->getF(m * K + k), mode) * rounded(b->getF(bt ? n * K + k : k * N + n), mode);
         c[size_t(m * N + n)] = s;
       }
     return Outputs{{"c_ptr", c}};
@@ -66,6 +69,9 @@ const std::vector<Case> kCases = {
     {"Pipelined", {{"num_stages", "3"}}},
     {"PipelinedRagged", {{"M", "50"}, {"N", "40"}, {"K", "40"}, {"num_stages", "2"}}},
     {"PipelinedOneStep", {{"K", "32"}, {"num_stages", "2"}}},
+    // B stored [N][K]: the loaded tile runs along k; staged transposed, ldmatrix without .trans.
+    {"KMajorB", {{"BT", "1"}}},
+    {"KMajorBRagged", {{"BT", "1"}, {"M", "50"}, {"N", "40"}, {"K", "40"}, {"num_stages", "2"}}},
 };
 
 class MmaDot : public testing::TestWithParam<std::tuple<int, size_t>> {};
@@ -139,6 +145,39 @@ TEST(MmaPlan, TensorCoresExactlyWhereTheShapeFits) {
   bool carried = false;
   walk(piped.blockIR->body, [&](Op& op) { carried |= op.kind == OpKind::For && op.hasAttr("pipelined_loads") && op.intAttr("pipelined_loads") == 2; });
   EXPECT_TRUE(carried) << printFunction(*piped.blockIR);
+  // B stored [N][K]: the tile runs along k, so the dot stages it [N][K] and loads B fragments with
+  // ldmatrix without .trans (A x4 and B x4 per k step, 2 steps).
+  ThreadCompilation kmajor = compile(0, {{"BT", "1"}}, 4, k);
+  int64_t trans = 0, plain = 0;
+  walk(kmajor.threadIR->body, [&](Op& op) {
+    if (op.kind == OpKind::Ldmatrix) ++(op.intAttr("trans") ? trans : plain);
+  });
+  EXPECT_EQ(trans, 0);
+  EXPECT_EQ(plain, 4);
+  EXPECT_NE(kmajor.shared.str().find("dot operand b transposed [N][K] swizzled"), std::string::npos) << kmajor.shared.str();
+}
+
+// Attention's q is loaded before the key loop: its dot stages it once, before the loop, into a
+// buffer live for the whole loop; the loop's stores are only k^T's, p's and v's.
+TEST(MmaPlan, ALoopInvariantOperandIsStagedOnceBeforeTheLoop) {
+  std::ostringstream err;
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/triton/t06_attention_fwd.tl", {{"STAGE", "1"}}, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch);
+  const std::string plan = tc.shared.str();
+  EXPECT_NE(plan.find("dot operand a [M][K] swizzled (tensor cores), staged once before the loop"), std::string::npos) << plan;
+  int64_t inLoop = 0, before = 0;
+  std::function<void(const Region&, bool)> visit = [&](const Region& r, bool looped) {
+    for (const auto& op : r.ops) {
+      if (op->kind == OpKind::StShared) ++(looped ? inLoop : before);
+      for (const auto& sub : op->regions) visit(*sub, looped || op->kind == OpKind::For);
+    }
+  };
+  visit(tc.threadIR->body, false);
+  EXPECT_GT(before, 0);
+  EXPECT_GT(inLoop, 0);
+  for (const SharedBuffer& b : tc.shared.buffers)
+    if (b.purpose.find("staged once") != std::string::npos) EXPECT_GT(b.lastOp, b.firstOp) << plan;
 }
 
 }  // namespace
