@@ -12,7 +12,6 @@
 // a dot's staging addresses), so inside a loop it is rebuilt every iteration. LLVM hoists it on
 // the GPU; doing it here makes the thread IR — what tl-thread prints, the executor runs and
 // tl-sim times — do the same work per iteration as the PTX.
-#include <functional>
 #include <unordered_set>
 
 #include "ir/Pass.h"
@@ -58,16 +57,8 @@ bool hoistFrom(Op& loop) {
 }  // namespace
 
 bool hoistLoopInvariants(Function& fn) {
-  std::vector<Op*> loops;  // inner loops before the loops around them
-  std::function<void(Region&)> collect = [&](Region& r) {
-    for (auto& op : r.ops) {
-      for (auto& inner : op->regions) collect(*inner);
-      if (op->kind == OpKind::For) loops.push_back(op.get());
-    }
-  };
-  collect(fn.body);
   bool changed = false;
-  for (Op* loop : loops) changed |= hoistFrom(*loop);
+  for (Op* loop : forLoopsInnermostFirst(fn.body)) changed |= hoistFrom(*loop);
   return changed;
 }
 

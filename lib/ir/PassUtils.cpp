@@ -2,6 +2,7 @@
 #include "ir/PassUtils.h"
 
 #include <cmath>
+#include <functional>
 
 namespace tl {
 
@@ -71,5 +72,17 @@ size_t DeferredEdits::compact(Region& region) {
 }
 
 bool isRemovableWhenUnused(const Op& op) { return !hasSideEffects(op); }
+
+std::vector<Op*> forLoopsInnermostFirst(Region& region) {
+  std::vector<Op*> loops;
+  std::function<void(Region&)> collect = [&](Region& r) {
+    for (auto& op : r.ops) {
+      for (auto& inner : op->regions) collect(*inner);
+      if (op->kind == OpKind::For) loops.push_back(op.get());
+    }
+  };
+  collect(region);
+  return loops;
+}
 
 }  // namespace tl

@@ -62,6 +62,10 @@ class DeferredEdits {
   std::unordered_set<const Op*> dead_;
 };
 
+// Every `for` in `region` and the regions nested in it, each inner loop before the loops around
+// it (post-order): what pipeline-loads and licm visit.
+std::vector<Op*> forLoopsInnermostFirst(Region& region);
+
 // True for ops that may be removed when their results are unused: those without side effects
 // (see hasSideEffects in ir/IR.h: stores, barriers, terminators, and for/if containing them).
 bool isRemovableWhenUnused(const Op& op);

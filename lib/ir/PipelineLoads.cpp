@@ -20,7 +20,6 @@
 // many loads were moved. num_stages > 2 is run as 2: one iteration ahead, in registers; a ring
 // of num_stages - 1 shared-memory buffers filled by cp.async is not built (docs/performance.md).
 #include <algorithm>
-#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -221,16 +220,8 @@ class LoopPipeliner {
 
 bool pipelineLoads(Function& fn) {
   // Inner loops first: an outer loop then sees an inner loop's first-iteration loads as its own.
-  std::vector<Op*> loops;
-  std::function<void(Region&)> collect = [&](Region& r) {
-    for (auto& op : r.ops) {
-      for (auto& inner : op->regions) collect(*inner);
-      if (op->kind == OpKind::For) loops.push_back(op.get());
-    }
-  };
-  collect(fn.body);
   bool changed = false;
-  for (Op* loop : loops) changed |= LoopPipeliner(*loop).run();
+  for (Op* loop : forLoopsInnermostFirst(fn.body)) changed |= LoopPipeliner(*loop).run();
   return changed;
 }
 

@@ -2,6 +2,8 @@
 // located error rendering and a small line diff for golden files.
 #include "Harness.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -152,6 +154,32 @@ std::vector<std::string> splitLines(const std::string& text) {
 }
 
 }  // namespace
+
+std::string describeComparison(const Comparison& c, const Buffer& ref, const Buffer& got) {
+  std::ostringstream os;
+  os << c.name << ": ";
+  if (!c.reason.empty()) return os.str() + c.reason;
+  os << c.mismatches << " of " << got.numel() << " elements outside |got - ref| <= " << c.atol
+     << " + " << c.rtol << " * |ref|; max abs err " << c.maxAbsErr << ", max rel err "
+     << c.maxRelErr;
+  if (c.worstIndex >= 0 && c.worstIndex < got.numel() && c.worstIndex < ref.numel())
+    os << "; worst at element " << c.worstIndex << ": expected " << ref.getF(c.worstIndex)
+       << ", got " << got.getF(c.worstIndex);
+  return os.str();
+}
+
+void expectOutputsMatch(const ScalarRun& ref, const Memory& memory, const std::string& what) {
+  int checked = 0;
+  for (const Buffer& want : ref.memory.buffers()) {
+    if (!want.output) continue;
+    const Buffer* got = memory.find(want.name);
+    ASSERT_NE(got, nullptr) << what << ": no buffer " << want.name;
+    Comparison c = compareBuffers(want, *got);
+    EXPECT_TRUE(c.pass) << what << ", " << describeComparison(c, want, *got);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0) << "the launch marks no buffer output=True";
+}
 
 std::string unifiedDiff(const std::string& a, const std::string& b, const std::string& aName,
                         const std::string& bName, int context) {

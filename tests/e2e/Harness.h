@@ -69,6 +69,13 @@ struct ScalarRun {
 };
 const ScalarRun& scalarRun(const KernelCase& kernel, Size size);
 
+// "out_ptr: 12 of 200192 elements outside |got - ref| <= atol + rtol*|ref| ..." for a failure.
+std::string describeComparison(const Comparison& c, const Buffer& ref, const Buffer& got);
+
+// Every output of the scalar run `ref` against the same buffer in `memory` (gtest expectations,
+// `what` names the run); at least one output must exist.
+void expectOutputsMatch(const ScalarRun& ref, const Memory& memory, const std::string& what);
+
 // Runs tl-block on `fn` over `memory`; false with a rendered, located `error` when it stops.
 bool runBlockChecked(const Compiled& compiled, const Function& fn, Memory& memory,
                      std::string& error);

@@ -39,20 +39,6 @@ int64_t pipelinedLoads(const Function& fn) {
   return n;
 }
 
-void expectOutputsMatch(const ScalarRun& ref, const Memory& memory, const std::string& what) {
-  int checked = 0;
-  for (const Buffer& want : ref.memory.buffers()) {
-    if (!want.output) continue;
-    const Buffer* got = memory.find(want.name);
-    ASSERT_NE(got, nullptr) << want.name;
-    Comparison c = compareBuffers(want, *got);
-    EXPECT_TRUE(c.pass) << what << " " << want.name << ": " << c.mismatches << " mismatches, max abs err "
-                        << c.maxAbsErr << ", worst element " << c.worstIndex << " " << c.reason;
-    ++checked;
-  }
-  EXPECT_GT(checked, 0);
-}
-
 class Pipelined : public testing::TestWithParam<Param> {};
 
 TEST_P(Pipelined, BlockAndThreadMatchScalar) {

@@ -27,20 +27,6 @@ std::string paramName(const testing::TestParamInfo<Param>& info) {
   return std::get<0>(info.param).stem + "_" + sizeName(std::get<1>(info.param));
 }
 
-// "out_ptr: 12 of 200192 elements outside |got - ref| <= atol + rtol*|ref| ..." for a failure.
-std::string describe(const Comparison& c, const Buffer& ref, const Buffer& got) {
-  std::ostringstream os;
-  os << c.name << ": ";
-  if (!c.reason.empty()) return os.str() + c.reason;
-  os << c.mismatches << " of " << got.numel() << " elements outside |got - ref| <= " << c.atol
-     << " + " << c.rtol << " * |ref|; max abs err " << c.maxAbsErr << ", max rel err "
-     << c.maxRelErr;
-  if (c.worstIndex >= 0 && c.worstIndex < got.numel() && c.worstIndex < ref.numel())
-    os << "; worst at element " << c.worstIndex << ": expected " << ref.getF(c.worstIndex)
-       << ", got " << got.getF(c.worstIndex);
-  return os.str();
-}
-
 class KernelRun : public testing::TestWithParam<Param> {};
 
 TEST_P(KernelRun, ScalarVsOracle) {
@@ -78,7 +64,7 @@ TEST_P(KernelRun, ScalarVsOracle) {
     for (int64_t i = 0; i < ref.numel(); ++i) ref.setF(i, it->second[static_cast<size_t>(i)]);
     Comparison c = compareBuffers(ref, got);
     EXPECT_TRUE(c.pass) << "tl-scalar vs oracle (" << oracle->summary << "), "
-                        << sizeName(size) << " size, " << describe(c, ref, got);
+                        << sizeName(size) << " size, " << describeComparison(c, ref, got);
   }
   EXPECT_FALSE(outputs.empty()) << kernel.path << ": the launch marks no buffer output=True";
   for (const auto& [name, values] : expected)
@@ -98,17 +84,7 @@ void expectBlockMatchesScalar(const ScalarRun& ref, const Function& fn, const st
   }
   std::string error;
   ASSERT_TRUE(runBlockChecked(ref.compiled, fn, memory, error)) << what << ": " << error;
-  int checked = 0;
-  for (const Buffer& want : ref.memory.buffers()) {
-    if (!want.output) continue;
-    const Buffer* got = memory.find(want.name);
-    ASSERT_NE(got, nullptr) << want.name;
-    Comparison c = compareBuffers(want, *got);
-    EXPECT_TRUE(c.pass) << what << " vs tl-scalar, " << sizeName(size) << " size, "
-                        << describe(c, want, *got);
-    ++checked;
-  }
-  EXPECT_GT(checked, 0) << "the launch marks no buffer output=True";
+  expectOutputsMatch(ref, memory, what + " vs tl-scalar, " + sizeName(size) + " size");
 }
 
 // The block interpreter on the optimized IR (what the later stages start from) must agree with
