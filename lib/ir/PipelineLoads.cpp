@@ -113,18 +113,27 @@ class LoopPipeliner {
 
  private:
   // A body value computable from the loop variable, carried values and outside values by pure
-  // ops; `varies` is set when it depends on the loop variable or a carried value.
+  // ops; `varies` is set when it depends on the loop variable or a carried value. Memoized: the
+  // operands form a DAG, which a plain recursion could walk exponentially often.
   bool pure(const Value* v, bool& varies) {
-    if (v->isRegionArg()) {
-      if (v->owner != &body_) return true;
-      varies = true;
-      return true;
+    if (auto it = pureMemo_.find(v); it != pureMemo_.end()) {
+      varies |= it->second.second;
+      return it->second.first;
     }
-    if (v->def->parent != &body_) return !inBody(v->def);  // outside the loop, or nested inside it
-    if (!pureAddressOp(*v->def)) return false;
-    for (const Value* o : v->def->operands)
-      if (!pure(o, varies)) return false;
-    return true;
+    bool own = false, ok = true;
+    if (v->isRegionArg()) {
+      own = v->owner == &body_;
+    } else if (v->def->parent != &body_) {
+      ok = !inBody(v->def);  // outside the loop, or nested inside it
+    } else if (!pureAddressOp(*v->def)) {
+      ok = false;
+    } else {
+      for (const Value* o : v->def->operands)
+        if (!(ok = pure(o, own))) break;
+    }
+    pureMemo_[v] = {ok, own};
+    varies |= own;
+    return ok;
   }
 
   bool inBody(const Op* op) const {
@@ -141,6 +150,7 @@ class LoopPipeliner {
       if (!pure(o, varies)) return false;
     if (!varies) return false;
     std::unordered_set<const Value*> args;
+    visited_.clear();
     for (const Value* o : load.operands) argsReadBy(o, args);
     for (const Value* a : args) {
       if (a == body_.arg(0)) continue;
@@ -150,12 +160,12 @@ class LoopPipeliner {
     return true;
   }
 
-  void argsReadBy(const Value* v, std::unordered_set<const Value*>& args) const {
+  void argsReadBy(const Value* v, std::unordered_set<const Value*>& args) {
     if (v->isRegionArg()) {
       if (v->owner == &body_) args.insert(v);
       return;
     }
-    if (v->def->parent != &body_) return;
+    if (v->def->parent != &body_ || !visited_.insert(v).second) return;
     for (const Value* o : v->def->operands) argsReadBy(o, args);
   }
 
@@ -169,6 +179,7 @@ class LoopPipeliner {
   // the body, in their order (pure ops over the body's arguments: moving them up is exact).
   void hoistNextValues(const std::vector<Op*>& loads) {
     std::unordered_set<const Value*> args;
+    visited_.clear();
     for (const Op* l : loads)
       for (const Value* o : l->operands) argsReadBy(o, args);
     std::unordered_set<const Op*> marked;
@@ -213,6 +224,8 @@ class LoopPipeliner {
   Op& loop_;
   Region& body_;
   Op& yield_;
+  std::unordered_map<const Value*, std::pair<bool, bool>> pureMemo_;  // pure(v), and whether it varies
+  std::unordered_set<const Value*> visited_;                         // one argsReadBy walk's values
   size_t hoisted_ = 0;
 };
 

@@ -134,5 +134,27 @@ TEST(PipelineLoads, CarriedPointersMoveUpGathersStay) {
   EXPECT_EQ(countOps(k.fn, OpKind::Load), 3u);
 }
 
+// An address built as a deep DAG (each value used twice by the next): the pass's walks are
+// memoized, so this takes microseconds, not 2^60 steps.
+TEST(PipelineLoads, DeepSharedAddressChainsAreLinear) {
+  Kernel k;
+  Value* p = k.ptrParam("p");
+  Value* q = k.ptrParam("q");
+  Value* n = k.scalarParam("n");
+  Op* loop = k.b.forOp(k.i32(0), n, k.i32(1), {k.f32(0)});
+  loop->setAttr("num_stages", Attr(int64_t(2)));
+  Region& body = loop->region(0);
+  Builder b(&body);
+  Value* x = body.arg(0);
+  for (int i = 0; i < 60; ++i) x = b.binary(OpKind::And, b.binary(OpKind::Add, x, x), b.constInt(Type::scalar(DType::I32), 1023));
+  Value* v = b.load(b.addptr(p, x));
+  b.yield({b.binary(OpKind::Add, body.arg(1), v)});
+  k.b.store(q, loop->result(0));
+  k.finish();
+  ASSERT_TRUE(pipelineLoads(k.fn));
+  EXPECT_VERIFIES(k.fn);
+  EXPECT_EQ(loop->intAttr("pipelined_loads"), 1);
+}
+
 }  // namespace
 }  // namespace tl
