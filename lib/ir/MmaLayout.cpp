@@ -58,10 +58,11 @@ std::pair<int, int> mmaFragmentCoord(const MmaInstr& instr, MmaOperand op, int l
   return {run * t + e % run + half * reg, g};
 }
 
-LayoutPtr mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps, std::string* why) {
+LayoutPtr mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps, std::string* why, bool rowsOnly) {
   // Triton's warpsPerTile for MMA v2: double the warps along M while M has at least as many
   // 16-row pieces left per warp as N has 16-column pairs of 8-column pieces, else along N.
   int w0 = 1, w1 = 1;
+  if (rowsOnly && M % (16 * int64_t(numWarps)) == 0) w0 = numWarps;
   while (w0 * w1 < numWarps) {
     if (M / (16 * w0) >= N / (16 * w1) && M / (16 * w0) >= 2) w0 *= 2;
     else if (N / (8 * w1) >= 2) w1 *= 2;

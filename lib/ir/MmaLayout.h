@@ -73,6 +73,9 @@ std::pair<int, int> mmaFragmentCoord(const MmaInstr& instr, MmaOperand op, int l
 // when the shape does not fit: M a multiple of 16*W0 and N of 8*W1 for the warp arrangement
 // chosen (warps go where the tile has more 16 x 8 pieces left per warp, M first on a tie, as
 // Triton's warpsPerTile). `why` (may be null) receives the reason when nullptr is returned.
-LayoutPtr mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps, std::string* why = nullptr);
+// `rowsOnly` puts every warp along M (W1 = 1) when M allows it, as Triton does for chained dots
+// (attention's p = softmax(q k^T) feeding p v): each warp then holds whole rows of the first
+// dot's result, which are exactly the A fragments of the second's (mmaAFromAccumulator).
+LayoutPtr mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps, std::string* why = nullptr, bool rowsOnly = false);
 
 }  // namespace tl

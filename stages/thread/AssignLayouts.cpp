@@ -161,6 +161,38 @@ MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisIn
   return a;
 }
 
+namespace {
+
+// The dot whose result `v` is computed from through shape, leaf and elementwise ops, or nullptr
+// (a walk of the operands' definitions, each value once).
+const Op* dotFeeding(const Value* v, std::unordered_set<const Value*>& seen) {
+  if (v->isRegionArg() || !seen.insert(v).second) return nullptr;
+  const Op& op = *v->def;
+  if (op.kind == OpKind::Dot) return &op;
+  const OpCategory c = op.info().category;
+  if (!op.regions.empty() || (c != OpCategory::Shape && c != OpCategory::Elementwise)) return nullptr;
+  for (const Value* o : op.operands)
+    if (const Op* d = dotFeeding(o, seen)) return d;
+  return nullptr;
+}
+
+// A dot in a chain: its a operand comes from another dot, or its result feeds another dot's a.
+bool chainedDot(const Op& dot) {
+  std::unordered_set<const Value*> seen;
+  if (dotFeeding(dot.operand(0), seen)) return true;
+  const Region* top = dot.parent;
+  while (top->parentOp) top = top->parentOp->parent;
+  bool feeds = false;
+  walk(*top, [&](Op& other) {
+    if (feeds || other.kind != OpKind::Dot || &other == &dot) return;
+    std::unordered_set<const Value*> s;
+    feeds = dotFeeding(other.operand(0), s) == &dot;
+  });
+  return feeds;
+}
+
+}  // namespace
+
 DotPlan planDot(const Op& dot, int numWarps) {
   DotPlan p;
   const Type &a = dot.operand(0)->type, &c = dot.operand(2)->type;
@@ -182,7 +214,7 @@ DotPlan planDot(const Op& dot, int numWarps) {
     return p;
   }
   std::string why;
-  p.accLayout = mmaAccumulatorLayout(M, N, numWarps, &why);
+  p.accLayout = mmaAccumulatorLayout(M, N, numWarps, &why, chainedDot(dot));
   if (!p.accLayout) {
     p.why = "FMAs: " + why;
     return p;

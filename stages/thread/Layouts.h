@@ -106,7 +106,10 @@ MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisIn
 // (ir/MmaLayout.h), and the accumulator layout assign-layouts gives it, or nullptr with the
 // reason in `why` when it runs on FMAs instead (f32 in IEEE precision, batched, or a shape that
 // does not divide into the instruction's 16 x 8 x k pieces for numWarps warps). The lowering
-// uses tensor cores exactly when the dot's accumulator has this layout.
+// uses tensor cores exactly when the dot's accumulator has this layout. A chained dot — its a
+// computed from another dot's result by shape and elementwise ops, or its result feeding
+// another dot's a (attention) — gets every warp along M (mmaAccumulatorLayout's rowsOnly), so
+// the first dot's result is, register for register, the second's A fragments.
 struct DotPlan {
   std::optional<MmaInstr> instr;  // set when the dot runs on tensor cores
   LayoutPtr accLayout;            // mmaAccumulatorLayout(M, N, numWarps), or nullptr

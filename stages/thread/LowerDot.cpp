@@ -19,6 +19,9 @@
 //      (swizzled or padded the same way), so its stores are vectors too; b transposed as
 //      [N][K + pad] for tf32 and fp8; pad is 16 bytes of elements (the fragment loads are then
 //      conflict-free, the stores of rows shorter than 128 bytes not); then a barrier;
+//      A 16-bit a whose layout is the accumulator layout with every warp along M (wpc [W0, 1],
+//      the dot's own W0 and W1 = 1: a chained dot's p, planDot) is not staged: its registers are
+//      the A fragments (step 2), and the k steps are unrolled.
 //   2. per k step of the instruction's k (a thread-level for, or unrolled when K/k <= 8): warp
 //      (w0, w1) loads, for each of its M/(16*W0) m-tiles, the A fragment of the tile's 16 rows
 //      (rows (2i)*8*W0 + 8*w0 + g and (2i+1)*8*W0 + 8*w0 + g, g = lane/4: exactly the rows its
@@ -252,6 +255,9 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   // b: [K][N] (or [N][K] when k-major) swizzled or padded; tf32 / fp8 transposed [N][K + pad].
   const int64_t SB = ldm ? (swB ? (bKMajor ? K : N) : (bKMajor ? K : N) + pad) : K + pad;
   const bool bRowsN = !ldm || bKMajor;                  // b's buffer rows are n
+  // a already in registers as another dot's accumulator with every warp along M (a chained dot,
+  // planDot): its registers are this dot's A fragments (mmaAFromAccumulator), no staging.
+  const bool aInRegs = ldm && W1 == 1 && aT.layout && *aT.layout == *Layout::blocked({1, 2}, {8, 4}, {W0, 1}, {1, 0});
 
   // 1. staging. An operand computed outside the loop the dot is in (attention's q) is staged
   // once, before the loop, into a buffer the loop's other ops do not reuse.
@@ -263,7 +269,7 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
                                   : "dot operand b [K][N+pad] (tensor cores)";
   const int64_t aBytes = M * SA * bytes, bBytes = (bRowsN ? N : K) * SB * bytes;
   const LoopFrame* loop = enclosingLoop(op);
-  const bool hoistA = loop && definedOutside(op.operand(0), *loop->blockFor);
+  const bool hoistA = !aInRegs && loop && definedOutside(op.operand(0), *loop->blockFor);
   const bool hoistB = loop && definedOutside(op.operand(1), *loop->blockFor);
   Value* aBase = nullptr;
   Value* bBase = nullptr;
@@ -286,7 +292,7 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     barrier();
     b_.setInsertionPointToEnd(body);
   }
-  if (!hoistA) {
+  if (!hoistA && !aInRegs) {
     aBase = sharedBase(aBytes, aWhat);
     stageA(aBase);
   }
@@ -294,7 +300,7 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     bBase = sharedBase(bBytes, bWhat);
     stageB(bBase);
   }
-  if (!hoistA || !hoistB) barrier();
+  if ((!hoistA && !aInRegs) || !hoistB) barrier();
 
   // Warp (w0, w1) = (warp / W1, warp % W1); g = lane / 4, t = lane % 4.
   Value* w0 = divC(warp_, W1);
@@ -319,9 +325,11 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     // Swizzled: the rows' XOR repeats every 8 rows, and the m-tiles are 16 * W0 rows apart, so
     // it is the lane's for every m-tile; the chunk (k / 8) moves with the k step.
     Value* aCol = swA ? constI32(0) : mulC(qHigh, 8);
-    Value* aLane = sharedAddr(bin(OpKind::Add, mulC(aRow, SA), aCol), bytes, aBase);
-    for (int64_t i = 0; i < mTiles; ++i) aAddr.push_back(addC(aLane, i * 16 * W0 * SA * bytes));
-    if (swA) {
+    if (!aInRegs) {
+      Value* aLane = sharedAddr(bin(OpKind::Add, mulC(aRow, SA), aCol), bytes, aBase);
+      for (int64_t i = 0; i < mTiles; ++i) aAddr.push_back(addC(aLane, i * 16 * W0 * SA * bytes));
+    }
+    if (swA && !aInRegs) {
       aChunk = qHigh;
       aXor = swizzleXor(*swA, aRow);
     }
@@ -399,29 +407,40 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     }
   }
 
-  // The accumulator register of each C fragment element, from the layout, the same for every lane.
-  LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
-  std::vector<int64_t> cReg(static_cast<size_t>(mTiles * nTiles * 4), -1);
-  for (int warp : {0, W0 * W1 - 1})
-    for (int l = 0; l < kWarpSize; ++l) {
-      const int thread = warp * kWarpSize + l, w0v = warp / W1, w1v = warp % W1;
-      std::map<std::pair<int64_t, int64_t>, int64_t> regAt;
-      for (int64_t r = 0; r < gc.numRegs; ++r) {
-        auto c = cT.layout->coords(cT.shape, thread, r);
-        regAt[{c[0], c[1]}] = r;
+  // The register of each C fragment element of a tile in the accumulator layout (wpc [W0, w1]),
+  // per (m-tile, n-tile, element), from the layout; the same for every lane (checked).
+  auto fragmentRegs = [&](const Type& t, int64_t w1, const char* what) {
+    const int64_t nT = t.shape[1] / (8 * w1);
+    LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
+    std::vector<int64_t> regs(static_cast<size_t>(mTiles * nT * 4), -1);
+    for (int warp : {0, int(W0 * w1) - 1})
+      for (int l = 0; l < kWarpSize; ++l) {
+        const int thread = warp * kWarpSize + l, w0v = warp / int(w1), w1v = warp % int(w1);
+        std::map<std::pair<int64_t, int64_t>, int64_t> regAt;
+        for (int64_t r = 0; r < g.numRegs; ++r) {
+          auto c = t.layout->coords(t.shape, thread, r);
+          regAt[{c[0], c[1]}] = r;
+        }
+        for (int64_t i = 0; i < mTiles; ++i)
+          for (int64_t j = 0; j < nT; ++j)
+            for (int e = 0; e < 4; ++e) {
+              auto [r, c] = mmaFragmentCoord(instr, MmaOperand::C, l, e);
+              int64_t row = (2 * i + r / 8) * 8 * W0 + 8 * w0v + r % 8, col = j * 8 * w1 + 8 * w1v + c;
+              auto it = regAt.find({row, col});
+              int64_t& slot = regs[static_cast<size_t>((i * nT + j) * 4 + e)];
+              if (it == regAt.end() || (slot >= 0 && slot != it->second)) fail(std::string("internal: the ") + what + " layout does not hold the mma C fragments");
+              slot = it->second;
+            }
       }
-      for (int64_t i = 0; i < mTiles; ++i)
-        for (int64_t j = 0; j < nTiles; ++j)
-          for (int e = 0; e < 4; ++e) {
-            auto [r, c] = mmaFragmentCoord(instr, MmaOperand::C, l, e);
-            int64_t row = (2 * i + r / 8) * 8 * W0 + 8 * w0v + r % 8, col = j * 8 * W1 + 8 * w1v + c;
-            auto it = regAt.find({row, col});
-            int64_t& slot = cReg[static_cast<size_t>((i * nTiles + j) * 4 + e)];
-            if (it == regAt.end() || (slot >= 0 && slot != it->second)) fail("internal: the accumulator layout does not hold the mma C fragments");
-            slot = it->second;
-          }
-    }
-  if (static_cast<int64_t>(cReg.size()) != gc.numRegs) fail("internal: mma C fragments do not cover the accumulator");
+    if (static_cast<int64_t>(regs.size()) != g.numRegs) fail(std::string("internal: mma C fragments do not cover the ") + what);
+    return regs;
+  };
+  LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
+  const std::vector<int64_t> cReg = fragmentRegs(cT, W1, "accumulator");
+  // a in registers: A fragment (m-tile i, k step s) = the C fragments of a's n-tiles 2s and 2s + 1
+  // (k 16s..16s+7, then 16s+8..16s+15), elements c0 c1 c2 c3 each: the ISA's a0..a7.
+  const std::vector<int64_t> pReg = aInRegs ? fragmentRegs(aT, 1, "dot operand a") : std::vector<int64_t>{};
+  Value* aVal = aInRegs ? get(op.operand(0)) : nullptr;
 
   auto fragments = [&](Value* acc) {
     std::vector<Value*> cf;
@@ -445,9 +464,18 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   auto ldmatrix = [&](Value* addr, int64_t count, bool trans) {
     return b_.create(OpKind::Ldmatrix, {addr}, {Type::tile(aT.dtype, {2 * count})}, {{"count", count}, {"trans", int64_t(trans)}})->result();
   };
-  // One k step (kIndex: the step's number, an i32 scalar).
-  auto step = [&](Value* kIndex, std::vector<Value*> cf) {
+  // One k step (kIndex: the step's number, an i32 scalar; s: the same as a number when unrolled).
+  auto step = [&](Value* kIndex, int64_t s, std::vector<Value*> cf) {
     std::vector<Value*> af, bf;
+    if (aInRegs) {
+      const int64_t pTiles = K / 8;
+      for (int64_t i = 0; i < mTiles; ++i) {
+        std::vector<int64_t> idx;
+        for (int64_t half = 0; half < 2; ++half)
+          for (int e = 0; e < 4; ++e) idx.push_back(pReg[size_t((i * pTiles + 2 * s + half) * 4 + e)]);
+        af.push_back(permuteRegs(aVal, idx));
+      }
+    }
     Value* aOff = mulC(kIndex, instr.k * bytes);
     if (aChunk) {  // swizzled a: the chunk of this k step, XORed with the row's
       Value* chunk = bin(OpKind::Add, aChunk, mulC(kIndex, instr.k / swA->elems));
@@ -459,7 +487,8 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
       bOff = mulC(bin(OpKind::Xor, chunk, bXor0), 16);
     }
     if (ldm) {
-      for (Value* a : aAddr) af.push_back(ldmatrix(bin(OpKind::Add, a, aOff), 4, false));
+      if (!aInRegs)
+        for (Value* a : aAddr) af.push_back(ldmatrix(bin(OpKind::Add, a, aOff), 4, false));
       for (size_t p = 0; p < bAddr.size(); ++p) {
         const bool pair = int64_t(2 * p + 1) < nTiles;
         Value* both = ldmatrix(bin(OpKind::Add, bAddr[p], bOff), pair ? 4 : 2, !bKMajor);
@@ -480,9 +509,9 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
 
   // 2. the k steps.
   Value* acc = get(op.operand(2));
-  if (kSteps <= 8) {
+  if (kSteps <= 8 || aInRegs) {  // a in registers: the k step picks registers, so unrolled
     std::vector<Value*> cf = fragments(acc);
-    for (int64_t s = 0; s < kSteps; ++s) cf = step(constI32(s), cf);
+    for (int64_t s = 0; s < kSteps; ++s) cf = step(constI32(s), s, cf);
     acc = accumulator(cf);
   } else {
     Value* zero = constI32(0);
@@ -492,7 +521,7 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     Region& body = loop->region(0);
     Region* outer = b_.region();
     b_.setInsertionPointToEnd(&body);
-    std::vector<Value*> cf = step(body.arg(0), fragments(body.arg(1)));
+    std::vector<Value*> cf = step(body.arg(0), -1, fragments(body.arg(1)));
     b_.yield({accumulator(cf)});
     b_.setInsertionPointToEnd(outer);
     acc = loop->result(0);

@@ -135,6 +135,10 @@ TEST(MmaLayout, AccumulatorLayout) {
   EXPECT_FALSE(mmaAccumulatorLayout(16, 8, 4, &why));
   EXPECT_NE(why.find("16 x 8 pieces"), std::string::npos) << why;
   EXPECT_FALSE(mmaAccumulatorLayout(8, 64, 1));  // M below 16
+  // Chained dots (rowsOnly): every warp along M when M has 16 rows per warp, else the usual rule.
+  EXPECT_EQ(mmaAccumulatorLayout(128, 64, 8, nullptr, true)->warpsPerCTA(), (std::vector<int>{8, 1}));
+  EXPECT_EQ(mmaAccumulatorLayout(64, 128, 4, nullptr, true)->warpsPerCTA(), (std::vector<int>{4, 1}));
+  EXPECT_EQ(mmaAccumulatorLayout(64, 64, 8, nullptr, true)->warpsPerCTA(), (std::vector<int>{4, 2}));
   // With one warp and a 16 x 8 tile, lane l's registers are exactly its C fragment (rows g and
   // g + 8 are the two row-repeats of the 8 x 8 layout tile).
   LayoutPtr one = mmaAccumulatorLayout(16, 8, 1);

@@ -180,5 +180,31 @@ TEST(MmaPlan, ALoopInvariantOperandIsStagedOnceBeforeTheLoop) {
     if (b.purpose.find("staged once") != std::string::npos) EXPECT_GT(b.lastOp, b.firstOp) << plan;
 }
 
+// Attention's two dots are chained (p = exp2(q k^T - m) feeds p v): both put every warp along M,
+// so a warp holds whole rows of p, and the second dot takes its A fragments from p's registers:
+// no shared buffer and no ldmatrix for its a; the first dot's row max and sum need no shared
+// memory either (a row is one warp's).
+TEST(MmaPlan, AChainedDotTakesItsAFromTheFirstDotsRegisters) {
+  std::ostringstream err;
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/triton/t06_attention_fwd.tl",
+                             {{"STAGE", "1"}, {"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"HEAD_DIM", "64"}, {"N_CTX", "256"}}, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{8, false});
+  const std::string why = explainDots(*tc.blockIR, 8);
+  EXPECT_EQ(why.find("warps 4 x 2"), std::string::npos) << why;
+  size_t first = why.find("warps 8 x 1");
+  ASSERT_NE(first, std::string::npos) << why;
+  EXPECT_NE(why.find("warps 8 x 1", first + 1), std::string::npos) << why;
+  const uint32_t pv = 52;  // acc = tl.dot(p.to(v.dtype), v, acc)
+  int64_t ldmAtPv = 0;
+  walk(tc.threadIR->body, [&](Op& op) { ldmAtPv += op.kind == OpKind::Ldmatrix && op.loc.line == pv; });
+  // 4 k steps of 16 over BLOCK_N = 64, each with 4 ldmatrix.x4.trans of v (8 n-tiles) and none of p.
+  EXPECT_EQ(ldmAtPv, 4 * 4);
+  for (const SharedBuffer& b : tc.shared.buffers) {
+    EXPECT_FALSE(b.loc.line == pv && b.purpose.find("operand a") != std::string::npos) << tc.shared.str();
+    EXPECT_NE(b.purpose, "reduce across warps") << tc.shared.str();
+  }
+}
+
 }  // namespace
 }  // namespace tl
