@@ -3,11 +3,26 @@
 #pragma once
 
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <string>
 
 namespace tl::test {
+
+// "<temp>/tl-test.<pid>.<n>/<stem><ext>": a path no other process and no other call of this
+// process uses (ctest runs the tests of one executable as parallel processes, and two builds'
+// tests may run on one machine at once), whose file name stays <stem><ext> for the messages
+// that quote it.
+inline std::string uniqueTempFile(const std::string& stem, const std::string& ext = ".tl") {
+  static std::atomic<int> n{0};
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tl-test." + std::to_string(getpid()) + "." + std::to_string(n++));
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return (dir / (stem + ext)).string();
+}
 
 class TempDir {
  public:

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <numeric>
 
+#include "../common/TempDir.h"
 #include "new_ops_util.h"
 
 namespace tl::newops {
@@ -134,7 +135,7 @@ TEST(NewAtomics, FrontEndErrors) {
   for (const Case& c : cases) {
     const std::string src = std::string("@launch(grid=(1,), x_ptr=zeros(8, output=True), n=3)\n@jit\ndef k(x_ptr, n):\n    ") +
                             c.body + "\n";
-    const std::string path = ::testing::TempDir() + "/atomic_error.tl";
+    const std::string path = test::uniqueTempFile("atomic_error");
     {
       std::ofstream out(path);
       out << src;
@@ -150,7 +151,7 @@ TEST(NewAtomics, FrontEndErrors) {
 // An atomic outside every buffer stops every engine with a located "atomic out of bounds" error
 // (the elements before it have been applied: atomics are not checked ahead like a store).
 TEST(NewAtomics, OutOfBoundsIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "/atomic_oob.tl";
+  const std::string path = test::uniqueTempFile("atomic_oob");
   {
     std::ofstream out(path);
     out << "@launch(grid=(1,), c_ptr=zeros(8, dtype=i32, output=True))\n@jit\ndef k(c_ptr):\n"

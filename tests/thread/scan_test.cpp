@@ -12,6 +12,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "../common/TempDir.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
@@ -278,7 +279,7 @@ TEST(Scan, VerifierAndRoundTrip) {
 
 // Compiles `body` as a kernel with x_ptr (f32, 8 x 4) and a @jit helper `comb` written as `combine`.
 std::unique_ptr<CompiledKernel> compileScanBody(const std::string& combine, const std::string& body, std::string& errors) {
-  const std::string path = ::testing::TempDir() + "/scan_frontend.tl";
+  const std::string path = test::uniqueTempFile("scan_frontend");
   {
     std::ofstream out(path);
     out << "import triton\nimport triton.language as tl\n@triton.jit\ndef comb(a, b):\n    " << combine << "\n"

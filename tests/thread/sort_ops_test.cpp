@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "../common/TempDir.h"
 #include "new_ops_util.h"
 
 namespace tl::newops {
@@ -155,7 +156,7 @@ TEST(SortOps, Swizzle2dEveryEngine) {
 }
 
 std::string frontEndError(const std::string& body) {
-  const std::string path = ::testing::TempDir() + "/sort_frontend.tl";
+  const std::string path = test::uniqueTempFile("sort_frontend");
   {
     std::ofstream out(path);
     out << "import triton\nimport triton.language as tl\n\n@launch(N=16, grid=(1,), x_ptr=randn(N), i_ptr=zeros(N, dtype=i32), "
