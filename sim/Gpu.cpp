@@ -82,6 +82,7 @@ const Field kFields[] = {
     TL_GPU_FIELD(mmaCyclesTf32),
     TL_GPU_FIELD(mmaCyclesFp8),
     TL_GPU_FIELD(mmaLatencyCycles),
+    TL_GPU_FIELD(wgmmaCyclesF16),
     TL_GPU_FIELD(blockLaunchIntervalCycles),
     TL_GPU_FIELD(launchOverheadUs),
     TL_GPU_FIELD(sources),
@@ -190,6 +191,7 @@ void checkConsistency(const GpuSpec& g, const std::string& file) {
   positiveD(g.mmaCyclesTf32, "mmaCyclesTf32");
   positive(g.mmaLatencyCycles, "mmaLatencyCycles");
   if (!(g.mmaCyclesFp8 >= 0)) fail(file, "mmaCyclesFp8", "must not be negative (0: no fp8 mma)");
+  if (!(g.wgmmaCyclesF16 >= 0)) fail(file, "wgmmaCyclesF16", "must not be negative (0: no wgmma)");
   if (g.reservedSharedPerBlock < 0) fail(file, "reservedSharedPerBlock", "must not be negative");
   if (g.blockLaunchIntervalCycles < 0) fail(file, "blockLaunchIntervalCycles", "must not be negative");
   if (!(g.launchOverheadUs >= 0)) fail(file, "launchOverheadUs", "must not be negative");

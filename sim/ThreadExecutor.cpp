@@ -577,6 +577,14 @@ class Executor : public sim::exec::MachineState {
       }
       case OpKind::ShflXor: case OpKind::ShflIdx: execShuffle(w, op, mask); break;
       case OpKind::Mma: execMma(w, op, mask); break;
+      case OpKind::Wgmma: execWgmma(w, op, mask); break;
+      case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::WgmmaWait: case OpKind::FenceProxyAsync:
+        // Ordering only: the executor runs each wgmma to completion at issue and shared stores
+        // are seen by every later read (the PTX needs these; ThreadOps.def).
+        if (mask != 0xffffffffu && op.kind != OpKind::FenceProxyAsync)
+          fail(op, std::string(mnemonic(op.kind)) + " needs all 32 lanes of the warp active (.sync.aligned), active lanes: " +
+                       laneList(mask) + where(w, __builtin_ctz(mask), op));
+        break;
       case OpKind::CvtTf32: map1(w, op, mask, [](Slot x) { return sim::fromF(roundToTf32(sim::asF(x))); }); break;
       case OpKind::LdGlobal: execLdGlobal(w, op, mask); break;
       case OpKind::StGlobal: execStGlobal(w, op, mask); break;
@@ -732,6 +740,63 @@ class Executor : public sim::exec::MachineState {
       for (int e = 0; e < 4; ++e) {
         auto [r, n] = mmaFragmentCoord(*instr, MmaOperand::C, l, e);
         out[l * 4 + e] = sim::fromF(static_cast<float>(D[size_t(r * instr->n + n)]));
+      }
+  }
+
+  // This warp's quarter of a warpgroup-wide wgmma.mma_async.m64nNk16 (ThreadOps.def): rows
+  // 16 (w % 4) .. +15 of D = A @ B + C, A and B read from shared memory in the ISA's canonical
+  // layouts (ir/MmaLayout.h wgmmaAddress), each output the exact sum then one rounding to f32,
+  // as mma.
+  void execWgmma(Warp& w, const COp& op, uint32_t mask) {
+    if (mask != 0xffffffffu)
+      fail(op, "wgmma needs all 32 lanes of the warp active (wgmma.mma_async.sync.aligned), active lanes: " + laneList(mask) +
+                   where(w, __builtin_ctz(mask), op));
+    const Op& ir = *op.op;
+    const int N = static_cast<int>(ir.intAttr("n"));
+    const DType in = parseDType(ir.strAttr("dtype")).value();  // the verifier checked it
+    WgmmaOperandLayout la, lb;
+    la.swizzle = static_cast<int>(ir.intAttr("a_swizzle"));
+    la.sbo = ir.intAttr("a_sbo");
+    lb.swizzle = static_cast<int>(ir.intAttr("b_swizzle"));
+    lb.lbo = ir.intAttr("b_lbo");
+    lb.sbo = ir.intAttr("b_sbo");
+    lb.mnMajor = ir.intAttr("trans_b") != 0;
+    const Slot* aAddr = &w.regs[op.in[0].off];
+    const Slot* bAddr = &w.regs[op.in[1].off];
+    const int64_t aStart = sim::asI(aAddr[0]), bStart = sim::asI(bAddr[0]);
+    for (int l = 1; l < kWarpSize; ++l)
+      if (sim::asI(aAddr[l]) != aStart || sim::asI(bAddr[l]) != bStart)
+        fail(op, "wgmma's shared-memory addresses must be the same in every lane (one descriptor per warpgroup)" + where(w, l, op));
+    if (aStart % 16 || bStart % 16) fail(op, "wgmma's shared-memory start addresses must be 16-byte aligned" + where(w, 0, op));
+    MemOperands m;
+    m.n = 1;
+    m.vec = 1;
+    m.dtype = in;
+    m.elemBytes = 2;
+    sim::RaceConflict conflict;
+    auto element = [&](int64_t addr) {
+      const uint8_t* p = sharedElement(w, op, m, Slot(addr), 0, false);
+      if (opts_.detectRaces && races_.onRead(static_cast<uint32_t>(p - shared_.data()), 2, w.id * 32, op.instr, conflict))
+        raceError(op, conflict);
+      return double(sim::asF(sim::convertSlot(sim::loadElement(p, in), in, DType::F32)));
+    };
+    const int row0 = 16 * (w.id % 4);
+    std::vector<double> A(16 * 16), B(size_t(16 * N));
+    for (int r = 0; r < 16; ++r)
+      for (int k = 0; k < 16; ++k) A[size_t(r * 16 + k)] = element(wgmmaAddress(la, aStart, row0 + r, k));
+    for (int k = 0; k < 16; ++k)
+      for (int n = 0; n < N; ++n) B[size_t(k * N + n)] = element(wgmmaAddress(lb, bStart, n, k));
+    const Slot* c = &w.regs[op.in[2].off];
+    Slot* out = &w.regs[op.out[0].off];
+    const uint32_t regs = op.out[0].n;
+    const MmaInstr tile = *mmaInstrFor(in, false);  // m16n8k16: its C table is wgmma's D table per 8 columns
+    for (int l = 0; l < kWarpSize; ++l)
+      for (uint32_t i = 0; i < regs; ++i) {
+        auto [r, col] = mmaFragmentCoord(tile, MmaOperand::C, l, int(i % 4));
+        const int n = 8 * int(i / 4) + col;
+        double sum = sim::asF(c[uint32_t(l) * regs + i]);
+        for (int k = 0; k < 16; ++k) sum += A[size_t(r * 16 + k)] * B[size_t(k * N + n)];
+        out[uint32_t(l) * regs + i] = sim::fromF(static_cast<float>(sum));
       }
   }
 };

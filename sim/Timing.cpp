@@ -308,6 +308,16 @@ class Converter {
         t.pipeCycles = std::max(1, int(std::lround(c)));
         return;
       }
+      case OpKind::Wgmma: {  // this warp's quarter: N/8 pieces on its sub-partition's tensor core
+        const int64_t pieces = op.intAttr("n") / 8;
+        const double per = gpu_.wgmmaCyclesF16 > 0 ? gpu_.wgmmaCyclesF16 : gpu_.mmaCyclesF16;
+        TimedInstr& t = emit(out, op, e.instr, TimedKind::Tensor, 1, std::max(1, gpu_.mmaLatencyCycles), operandDeps(op));
+        t.pipeCycles = std::max(1, int(std::lround(per * double(pieces))));
+        return;
+      }
+      case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::WgmmaWait: case OpKind::FenceProxyAsync:
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
+        return;
       case OpKind::ShflXor: case OpKind::ShflIdx: {
         const int n = int(registersOf(op));
         TimedInstr& t = emit(out, op, e.instr, TimedKind::Shared, n, lat.shuffle, operandDeps(op));

@@ -174,6 +174,8 @@ def run_tilelab(tl_ptx, kernel, sets, num_warps, results_root, extra=()):
     """Runs tl-ptx on kernels/<kernel>.tl with the overrides; returns its results JSON
     (tl-ptx writes DIR/<kernel>.json, so each configuration gets its own DIR)."""
     tag = kernel + "".join(f"_{k}{v}" for k, v in sets.items()) + f"_w{num_warps}"
+    if "--arch" in extra:  # another target is another kernel: its own results
+        tag += "_" + list(extra)[list(extra).index("--arch") + 1]
     if len(tag) > 200:  # a file name's limit is 255 bytes
         tag = os.path.basename(kernel) + "_" + hashlib.sha1(tag.encode()).hexdigest()[:16]
     results_dir = os.path.join(results_root, tag)
@@ -292,7 +294,10 @@ def main():
         # memory, tilelab one iteration ahead in registers (ir/PipelineLoads.cpp).
         # tilelab: the best of bench/results/gpu/pipeline_h200.txt's sweep (bf16 4096^3), and the
         # best unpipelined one of bench/results/gpu/mma_sweep_h200.txt.
-        tl_cfgs = [(128, 128, 32, 4, 1), (128, 128, 32, 8, 2), (128, 128, 32, 4, 2), (128, 256, 32, 8, 2)]
+        # The sm_90a rows run f16 / bf16 dots as warpgroup MMAs (wgmma; other dtypes stay mma.sync).
+        tl_cfgs = [(128, 128, 32, 4, 1, "sm_90"), (128, 128, 32, 8, 2, "sm_90"), (128, 128, 32, 4, 2, "sm_90"),
+                   (128, 256, 32, 8, 2, "sm_90"), (128, 128, 64, 8, 2, "sm_90a"), (128, 256, 64, 8, 2, "sm_90a"),
+                   (128, 128, 64, 4, 2, "sm_90a"), (128, 256, 32, 8, 2, "sm_90a")]
         tri_cfgs = [(128, 256, 64, 8, 3), (128, 128, 32, 4, 4)]
         names = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.float8_e4m3fn: "f8e4m3"}
         cases = [(torch.bfloat16, 4096), (torch.bfloat16, 8192), (torch.float16, 4096), (torch.float16, 8192),
@@ -323,7 +328,7 @@ def main():
                 except Exception as e:  # a config that does not fit (shared memory) is skipped
                     print(f"triton {names[dt]} {bm}x{bn}x{bk}: {type(e).__name__}")
             best = None
-            for bm, bn, bk, w, st in tl_cfgs:
+            for bm, bn, bk, w, st, arch in tl_cfgs:
                 tl_dt, tl_out = names[dt], names[out_dt]
                 sets = {"M": n, "N": n, "K": n, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_stages": st,
                         "a_ptr": f"randn((M, K), dtype={tl_dt}, seed=1)", "b_ptr": f"randn((K, N), dtype={tl_dt}, seed=2)",
@@ -331,9 +336,9 @@ def main():
                 # Timed only: bench/gpu/mma_h200.sh checks the same kernel on the GPU for every
                 # dtype (against tl-scalar, and bf16 at 1024^3 with 128 x 128 tiles against tl-block);
                 # a tl-block check at 4096^3 takes minutes of host time per row.
-                extra = ["--runs", "20", "--no-check"]
+                extra = ["--runs", "20", "--no-check", "--arch", arch]
                 res = run_tilelab(args.tl_ptx, "matmul_tc", sets, w, args.results_dir, extra)
-                res["config"] = f"{bm}x{bn}x{bk} w{w} s{st}"
+                res["config"] = f"{bm}x{bn}x{bk} w{w} s{st}" + (" wgmma" if arch == "sm_90a" and dt in (torch.float16, torch.bfloat16) else "")
                 if tl_ms(res) is not None and (best is None or tl_ms(best) is None or tl_ms(res) < tl_ms(best)):
                     best = res
                 elif best is None:

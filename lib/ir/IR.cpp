@@ -96,6 +96,10 @@ bool hasSideEffects(const Op& op) {
     case OpKind::StGlobal:
     case OpKind::StShared:
     case OpKind::Barrier:
+    case OpKind::WgmmaFence:
+    case OpKind::WgmmaCommit:
+    case OpKind::WgmmaWait:
+    case OpKind::FenceProxyAsync:
     case OpKind::Yield:
     case OpKind::Return:
     case OpKind::Condition:

@@ -78,4 +78,21 @@ LayoutPtr mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps, std::string* 
   return Layout::blocked({1, 2}, {8, 4}, {w0, w1}, {1, 0});
 }
 
+int64_t wgmmaAddress(const WgmmaOperandLayout& l, int64_t start, int64_t major, int64_t k) {
+  const int64_t S = l.swizzle;
+  const int64_t o = l.mnMajor ? (major % (S / 2)) * 2 + (major / (S / 2)) * l.lbo + (k % 8) * S + (k / 8) * l.sbo
+                              : (major % 8) * S + (major / 8) * l.sbo + 2 * k;
+  const int64_t addr = start + o;
+  return addr ^ (((addr >> 7) & (S / 16 - 1)) << 4);
+}
+
+int wgmmaSwizzleCode(int swizzle) { return swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0; }
+
+uint64_t wgmmaDescriptor(const WgmmaOperandLayout& l, uint64_t start) {
+  auto enc = [](uint64_t x) { return (x & 0x3FFFF) >> 4; };
+  // K-major swizzled layouts do not use the leading byte offset: the ISA says "assumed 1".
+  const uint64_t lbo = l.mnMajor ? enc(uint64_t(l.lbo)) : 1;
+  return enc(start) | lbo << 16 | enc(uint64_t(l.sbo)) << 32 | uint64_t(wgmmaSwizzleCode(l.swizzle)) << 62;
+}
+
 }  // namespace tl

@@ -29,6 +29,7 @@
 // blocked layout, so every lowering, conversion and ownership map of tilelab works on it.)
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -77,5 +78,32 @@ std::pair<int, int> mmaFragmentCoord(const MmaInstr& instr, MmaOperand op, int l
 // (attention's p = softmax(q k^T) feeding p v): each warp then holds whole rows of the first
 // dot's result, which are exactly the A fragments of the second's (mmaAFromAccumulator).
 LayoutPtr mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps, std::string* why = nullptr, bool rowsOnly = false);
+
+// Warpgroup MMA (wgmma.mma_async, sm_90a; PTX ISA 9.7.15.5.1.2, "Shared Memory Matrix Layout").
+// A and B are read from shared memory through matrix descriptors: a start address, a swizzle
+// mode of S = 32, 64 or 128 bytes, a leading (LBO) and a stride (SBO) byte offset. In the ISA's
+// canonical layouts (CuTe notation, T = 8 elements of 16 bits = 16 bytes):
+//   K-major (A; B with trans-b 0), S-byte swizzle:  ((8,m),(T,2k)):((S/2,SBO),(1,T))
+//     row r of the operand (m of A, n of B) at (r % 8) * S + (r / 8) * SBO, its k-th element at
+//     2k more (k < 16: one instruction's 32 bytes, inside one S-byte row);
+//   MN-major (B with trans-b 1), S-byte swizzle:   ((T,S/16,m),(8,k)):((1,T,LBO),(S/2,SBO))
+//     element (k, n) at (n % (S/2)) * 2 + (n / (S/2)) * LBO + (k % 8) * S + (k / 8) * SBO.
+// Then Swizzle<log2(S/16),4,3> acts on the address: its 16-byte chunk bits 4.. are XORed with
+// bits 7.. (addr ^ ((addr >> 7) & (S/16 - 1)) << 4), so a buffer must start on a multiple of
+// 8 * S bytes (base offset 0 in the descriptor). wgmmaOffset gives the swizzled byte offset from
+// `start` (itself a byte offset into shared memory, 16-byte aligned) of one element.
+struct WgmmaOperandLayout {
+  int swizzle = 128;   // S: 32, 64 or 128
+  int64_t lbo = 0;     // bytes (MN-major only: the next S/2 columns)
+  int64_t sbo = 0;     // bytes (the next 8 rows of the K-major operand, the next 8 k of an MN-major one)
+  bool mnMajor = false;
+};
+// The shared-memory byte address of element (row, k) of a K-major operand or (k, n) of an
+// MN-major one (`major` = row or n, `k` = k), for a descriptor starting at `start`.
+int64_t wgmmaAddress(const WgmmaOperandLayout& l, int64_t start, int64_t major, int64_t k);
+// The swizzle mode's code in the descriptor's bits 62-63 (128 B: 1, 64 B: 2, 32 B: 3).
+int wgmmaSwizzleCode(int swizzle);
+// The 64-bit descriptor (PTX ISA "Matrix Descriptor Format") for a start address.
+uint64_t wgmmaDescriptor(const WgmmaOperandLayout& l, uint64_t start);
 
 }  // namespace tl

@@ -189,6 +189,29 @@ void verifyThreadOp(const Op& op, Check& c) {
         c.sameType(res(), opd(2), "result");
       break;
     }
+    case OpKind::Wgmma: {
+      if (!(c.operands(3, 3) && c.results(1) && c.intAttrIn("n", 8, 256) && c.intAttrIn("trans_b", 0, 1))) break;
+      const int64_t n = op.intAttr("n");
+      if (n % 8) { c.fail("n must be a multiple of 8"); break; }
+      const Attr* d = op.attr("dtype");
+      const auto dt = d && std::holds_alternative<std::string>(*d) ? parseDType(std::get<std::string>(*d)) : std::nullopt;
+      if (!dt || (*dt != DType::F16 && *dt != DType::BF16)) { c.fail("dtype must be \"f16\" or \"bf16\""); break; }
+      bool ok = true;
+      for (const char* s : {"a_swizzle", "b_swizzle"})
+        if (ok && !(c.intAttrIn(s, 32, 128) && (op.intAttr(s) == 32 || op.intAttr(s) == 64 || op.intAttr(s) == 128)))
+          ok = c.fail(std::string(s) + " must be 32, 64 or 128");
+      for (const char* s : {"a_sbo", "b_lbo", "b_sbo"})
+        if (ok && !(c.intAttrIn(s, 0, 0x3FFFF) && op.intAttr(s) % 16 == 0)) ok = c.fail(std::string(s) + " must be a multiple of 16 below 2^18");
+      if (!ok || !c.sameType(opd(0), Type::scalar(DType::I32), "a address") || !c.sameType(opd(1), Type::scalar(DType::I32), "b address")) break;
+      if (c.sameType(opd(2), Type::tile(DType::F32, {n / 2}), "c (n/2 f32 registers)")) c.sameType(res(), opd(2), "result");
+      break;
+    }
+    case OpKind::WgmmaWait:
+      if (c.operands(0, 0) && c.results(0)) c.intAttrIn("pending", 0, 7);
+      break;
+    case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::FenceProxyAsync:
+      if (c.operands(0, 0)) c.results(0);
+      break;
     case OpKind::Ldmatrix: {
       if (!(c.operands(1, 1) && c.results(1) && c.intAttrIn("count", 1, 4) && c.intAttrIn("trans", 0, 1))) break;
       const int64_t count = op.intAttr("count");

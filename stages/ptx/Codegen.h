@@ -30,7 +30,7 @@ constexpr int64_t kMaxElemsPerThread = 1024;
 constexpr int64_t kMaxUnrolledElements = 1'000'000;
 
 struct PtxOptions {
-  std::string arch = "sm_90";  // target GPU: sm_80, sm_86, sm_89 or sm_90
+  std::string arch = "sm_90";  // target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a (wgmma)
   int optLevel = 3;            // LLVM optimization level, 0..3 (the new pass manager's O0..O3)
   bool fastMath = true;        // approximate exp/exp2/log/sqrt/rsqrt (ex2.approx, lg2.approx, ...)
   // Source lines, as nvcc -lineinfo: each LLVM instruction gets a `!dbg !DILocation(line, col)`

@@ -111,4 +111,74 @@ llvm::Value* KernelEmitter::emitCvtTf32(const Op& op) {
   return perRegister(get(op.operand(0)), [&](llvm::Value* x) { return b_.CreateBitCast(b_.CreateCall(asmFn, {x}), f32); });
 }
 
+// wgmma (ThreadOps.def): the descriptors of a and b built from their shared-memory addresses
+// (ir/MmaLayout.h wgmmaDescriptor: (address & 0x3FFFF) >> 4 in bits 0-13, LBO, SBO, swizzle),
+// then
+//   wgmma.mma_async.sync.aligned.m64n{N}k16.f32.bf16.bf16 {d0..}, descA, descB, p, 1, 1, 0, transB;
+// with p = true (D = A B + D) and d tied to c. sm_90a only (a RuntimeError at the op otherwise).
+llvm::Value* KernelEmitter::emitWgmma(const Op& op) {
+  if (opts_.arch != "sm_90a")
+    throw RuntimeError(op.loc, "wgmma needs the sm_90a target (Hopper's arch-specific instructions), but it is " +
+                                   opts_.arch + ": choose --arch sm_90a");
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* i64 = b_.getInt64Ty();
+  auto descriptor = [&](const Value* addr, const char* swizzle, int64_t lbo, int64_t sbo, bool mnMajor) {
+    WgmmaOperandLayout l;
+    l.swizzle = static_cast<int>(op.intAttr(swizzle));
+    l.lbo = lbo;
+    l.sbo = sbo;
+    l.mnMajor = mnMajor;
+    llvm::Value* a = b_.CreateZExt(b_.CreatePtrToInt(sharedAddress(op, get(addr)), i32), i64);
+    llvm::Value* start = b_.CreateLShr(b_.CreateAnd(a, b_.getInt64(0x3FFFF)), b_.getInt64(4));
+    return b_.CreateOr(start, b_.getInt64(wgmmaDescriptor(l, 0)));  // the constant fields
+  };
+  const bool transB = op.intAttr("trans_b") != 0;
+  llvm::Value* descA = descriptor(op.operand(0), "a_swizzle", 16, op.intAttr("a_sbo"), false);
+  llvm::Value* descB = descriptor(op.operand(1), "b_swizzle", op.intAttr("b_lbo"), op.intAttr("b_sbo"), transB);
+  std::vector<llvm::Value*> c = regs(get(op.operand(2)));
+  const int R = static_cast<int>(c.size());
+  const std::string dt = op.strAttr("dtype");
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(R + 2) + ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(op.intAttr("n")) + "k16.f32." + dt + "." + dt + " {";
+  std::string constraints;
+  for (int i = 0; i < R; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=f,";
+  }
+  text += "}, $" + std::to_string(R) + ", $" + std::to_string(R + 1) + ", p, 1, 1, 0, " + (transB ? "1" : "0") + ";\n}";
+  constraints += "l,l,r";
+  std::vector<llvm::Value*> args{descA, descB, b_.getInt32(1)};
+  for (int i = 0; i < R; ++i) {
+    constraints += "," + std::to_string(i);
+    args.push_back(c[size_t(i)]);
+  }
+  constraints += ",~{memory}";
+  std::vector<llvm::Type*> argTys;
+  for (llvm::Value* x : args) argTys.push_back(x->getType());
+  std::vector<llvm::Type*> rets(size_t(R), b_.getFloatTy());
+  auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(llvm::StructType::get(b_.getContext(), rets), argTys, false),
+                                     text, constraints, /*sideEffects=*/true);
+  llvm::Value* d = b_.CreateCall(asmFn, args);
+  std::vector<llvm::Value*> out;
+  for (int i = 0; i < R; ++i) out.push_back(b_.CreateExtractValue(d, {unsigned(i)}));
+  return join(out, op.result()->type);
+}
+
+// wgmma_fence, wgmma_commit, wgmma_wait, fence_proxy_async: one instruction each, ordered with
+// every memory access around them (~{memory}).
+void KernelEmitter::emitAsyncFence(const Op& op) {
+  std::string text;
+  switch (op.kind) {
+    case OpKind::WgmmaFence: text = "wgmma.fence.sync.aligned;"; break;
+    case OpKind::WgmmaCommit: text = "wgmma.commit_group.sync.aligned;"; break;
+    case OpKind::WgmmaWait: text = "wgmma.wait_group.sync.aligned " + std::to_string(op.intAttr("pending")) + ";"; break;
+    default: text = "fence.proxy.async.shared::cta;"; break;
+  }
+  if (op.kind != OpKind::FenceProxyAsync && opts_.arch != "sm_90a")
+    throw RuntimeError(op.loc, std::string(mnemonic(op.kind)) + " needs the sm_90a target, but it is " + opts_.arch +
+                                   ": choose --arch sm_90a");
+  auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getVoidTy(), {}, false), text, "~{memory}", /*sideEffects=*/true);
+  b_.CreateCall(asmFn, {});
+}
+
 }  // namespace tl::ptx

@@ -39,7 +39,7 @@
 namespace tl {
 
 bool isSupportedArch(const std::string& arch) {
-  return arch == "sm_80" || arch == "sm_86" || arch == "sm_89" || arch == "sm_90";
+  return arch == "sm_80" || arch == "sm_86" || arch == "sm_89" || arch == "sm_90" || arch == "sm_90a";
 }
 
 std::string describePtxOptions(const PtxOptions& o) {
@@ -58,7 +58,7 @@ static constexpr const char* kTriple = "nvptx64-nvidia-cuda";
 
 std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const PtxOptions& opts) {
   if (!isSupportedArch(opts.arch))
-    throw std::invalid_argument("unsupported GPU architecture '" + opts.arch + "' (expected sm_80, sm_86, sm_89 or sm_90)");
+    throw std::invalid_argument("unsupported GPU architecture '" + opts.arch + "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
   static std::once_flag once;
   std::call_once(once, [] {
     LLVMInitializeNVPTXTargetInfo();
@@ -314,6 +314,10 @@ void KernelEmitter::emitOp(const Op& op) {
     case OpKind::Mma: result = emitMma(op); break;
     case OpKind::CvtTf32: result = emitCvtTf32(op); break;
     case OpKind::Ldmatrix: result = emitLdmatrix(op); break;
+    case OpKind::Wgmma: result = emitWgmma(op); break;
+    case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::WgmmaWait: case OpKind::FenceProxyAsync:
+      emitAsyncFence(op);
+      return;
     case OpKind::LdGlobal: emitLdGlobal(op); return;
     case OpKind::StGlobal: emitStGlobal(op); return;
     case OpKind::LdShared: emitLdShared(op); return;
@@ -572,7 +576,7 @@ PtxResult compileToPTX(const Function& fn, const PtxOptions& opts) {
     throw IRError(fn.loc, "PTX code generation: the thread IR of '" + fn.name + "' does not verify:\n" + problems);
   if (!isSupportedArch(opts.arch))
     throw IRError(fn.loc, "PTX code generation: unsupported GPU architecture '" + opts.arch +
-                              "' (expected sm_80, sm_86, sm_89 or sm_90)");
+                              "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
 
   ptx::checkUnrolledSize(fn);
 

@@ -8,7 +8,7 @@
 
 namespace tl::ptx {
 
-// The block's shared memory: one 16-byte-aligned byte array in addrspace(3), named tl_shared.
+// The block's shared memory: one 16-byte-aligned (1024 with wgmma) byte array in addrspace(3), named tl_shared.
 //   static:  @tl_shared = internal addrspace(3) global [N x i8] undef, align 16
 //            -> .shared .align 16 .b8 tl_shared[N];
 //   dynamic: @tl_shared = external addrspace(3) global [0 x i8], align 16
@@ -26,7 +26,11 @@ void KernelEmitter::declareShared() {
                                        llvm::UndefValue::get(arr), "tl_shared", nullptr,
                                        llvm::GlobalValue::NotThreadLocal, kShared);
   }
-  shared_->setAlignment(llvm::Align(16));
+  // wgmma's operands are swizzled on address bits 4-9: their buffers sit at multiples of 1024
+  // (SharedMemory.cpp), so the array starts on one too.
+  bool wgmma = false;
+  walk(fn_.body, [&](Op& op) { wgmma |= op.kind == OpKind::Wgmma; });
+  shared_->setAlignment(llvm::Align(wgmma ? 1024 : 16));
 }
 
 }  // namespace tl::ptx

@@ -659,6 +659,7 @@ JitResult jitCompile(const CompiledKernel& k, const JitOptions& opts, const JitC
   ThreadCompileOptions tco;
   tco.numWarps = k.launch.numWarps;
   tco.keepLayouts = opts.keepLayouts;
+  tco.wgmma = opts.ptx.arch == "sm_90a";  // the arch is part of the key
   ThreadCompilation tc = compileToThreadIR(*k.ir, k.launch, tco);
   double threadMs = msSince(start);
   PtxResult pr = compileToPTX(*tc.threadIR, opts.ptx);

@@ -569,6 +569,7 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
   ThreadCompileOptions tco;
   tco.numWarps = o.numWarps;
   tco.keepLayouts = o.keepLayouts;
+  tco.wgmma = o.wgmma;
   ThreadCompilation tc = compileToThreadIR(frontEndIR, launch, tco);
   Memory memory = Memory::fromLaunch(launch);
   auto detail = o.keepDetail ? std::make_shared<SimDetail>() : nullptr;
@@ -589,7 +590,7 @@ SimReport simulateKernel(const Function& frontEndIR, const LaunchConfig& launch,
               {"clock_ghz", gpu.smClockGHz},
               {"dram_bandwidth_gbs", gpu.dramBandwidthGBs}};
   j["launch"] = launchJson(launch, k);
-  j["compile"] = {{"keep_layouts", tc.keepLayouts}};
+  j["compile"] = {{"keep_layouts", tc.keepLayouts}, {"wgmma", tc.wgmma}};
   j["sampling"] = samplingJson(k, o);
   j["execution"] = {{"blocks", k.stats.blocks},
                     {"warp_instructions", k.stats.warpInstructions},

@@ -67,6 +67,7 @@ struct SimOptions {
   std::string sourceText;
   int numWarps = 0;                // <= 0: the launch's
   bool keepLayouts = false;        // compile keeping the layouts the source implies (--keep-layouts)
+  bool wgmma = false;              // dots as warpgroup MMAs where they fit (--wgmma)
   int64_t sampleBlocks = 0;        // run the first N blocks (> 0); 0: all, up to kDefaultBlockBudget
   bool unfused = true;             // also build and simulate the unfused version (section "fusion")
   bool detectRaces = false;        // shared-memory race detection during the run (slower)

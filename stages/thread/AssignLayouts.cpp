@@ -193,7 +193,24 @@ bool chainedDot(const Op& dot) {
 
 }  // namespace
 
-DotPlan planDot(const Op& dot, int numWarps) {
+// Why a dot cannot run as wgmma (empty: it can): f16 / bf16 inputs, warpgroups of 4 warps all
+// along M (M a multiple of 16 x num_warps), rows of each operand a swizzle atom (32, 64 or 128
+// bytes, or a multiple of 128), at most 256 columns per instruction, and a not in registers.
+std::string wgmmaObstacle(const Op& dot, int numWarps) {
+  const Type &a = dot.operand(0)->type, &b = dot.operand(1)->type;
+  const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
+  auto rowOk = [](int64_t elems) { return elems == 16 || elems == 32 || elems == 64 || (elems >= 64 && elems % 64 == 0); };
+  if (a.dtype != DType::F16 && a.dtype != DType::BF16) return "wgmma is built for f16 / bf16 inputs only";
+  if (numWarps % 4) return "wgmma needs whole warpgroups (num_warps a multiple of 4)";
+  if (M % (16 * numWarps)) return "wgmma needs M a multiple of 16 x num_warps = " + std::to_string(16 * numWarps);
+  if (!rowOk(K) || K > 256) return "wgmma needs K = 16, 32, 64 or a multiple of 64 up to 256";
+  if (!rowOk(N) || (N > 256 && N % 256)) return "wgmma needs N = 16, 32, 64 or a multiple of 64 (of 256 above 256)";
+  std::unordered_set<const Value*> seen;
+  if (dotFeeding(dot.operand(0), seen)) return "a comes from another dot's registers (mma.sync takes it from there)";
+  return "";
+}
+
+DotPlan planDot(const Op& dot, int numWarps, bool wgmma) {
   DotPlan p;
   const Type &a = dot.operand(0)->type, &c = dot.operand(2)->type;
   const std::string* precision = dot.strAttrIf("precision");
@@ -214,23 +231,33 @@ DotPlan planDot(const Op& dot, int numWarps) {
     return p;
   }
   std::string why;
-  p.accLayout = mmaAccumulatorLayout(M, N, numWarps, &why, chainedDot(dot));
+  std::string noWgmma = wgmma ? wgmmaObstacle(dot, numWarps) : "";
+  const bool useWgmma = wgmma && noWgmma.empty();
+  p.accLayout = mmaAccumulatorLayout(M, N, numWarps, &why, chainedDot(dot) || useWgmma);
   if (!p.accLayout) {
     p.why = "FMAs: " + why;
     return p;
   }
   p.instr = instr;
   const auto& w = p.accLayout->warpsPerCTA();
+  if (useWgmma && w[0] == numWarps) {
+    p.wgmma = true;
+    const int64_t perInstr = std::min<int64_t>(N, 256);
+    p.why = "tensor cores: wgmma.mma_async.m64n" + std::to_string(perInstr) + "k16.f32." + dtypeName(a.dtype) + ", " +
+            std::to_string(numWarps / 4) + " warpgroup" + (numWarps > 4 ? "s" : "") + " along M, " +
+            std::to_string(M / (16 * numWarps) * (N / perInstr) * (K / 16)) + " wgmma per warpgroup";
+    return p;
+  }
   p.why = "tensor cores: " + instr->ptx() + ", warps " + std::to_string(w[0]) + " x " + std::to_string(w[1]) + ", " +
           std::to_string(M / (16 * w[0]) * (N / (8 * w[1])) * (K / instr->k)) + " mma per warp";
   return p;
 }
 
-std::string explainDots(const Function& fn, int numWarps) {
+std::string explainDots(const Function& fn, int numWarps, bool wgmma) {
   std::string out;
   walk(fn.body, [&](Op& op) {
     if (op.kind != OpKind::Dot) return;
-    out += "  dot at " + std::to_string(op.loc.line) + ":" + std::to_string(op.loc.col) + ": " + planDot(op, numWarps).why + "\n";
+    out += "  dot at " + std::to_string(op.loc.line) + ":" + std::to_string(op.loc.col) + ": " + planDot(op, numWarps, wgmma).why + "\n";
   });
   return out;
 }
@@ -239,8 +266,8 @@ namespace {
 
 class Assigner {
  public:
-  Assigner(Function& fn, int numWarps, const ParamHints& hints, bool keepLayouts)
-      : fn_(fn), numWarps_(numWarps), keep_(keepLayouts) {
+  Assigner(Function& fn, int numWarps, const ParamHints& hints, bool keepLayouts, bool wgmma)
+      : fn_(fn), numWarps_(numWarps), keep_(keepLayouts), wgmma_(wgmma) {
     axes_ = analyzeAxes(fn, hints);
   }
 
@@ -249,7 +276,7 @@ class Assigner {
     walk(fn_.body, [&](Op& op) {
       for (size_t i = 0; i < op.numOperands(); ++i) uses_[op.operand(i)].push_back({&op, i});
       if (op.kind == OpKind::Dot)
-        if (LayoutPtr l = planDot(op, numWarps_).accLayout) mma_[&op] = l;
+        if (LayoutPtr l = planDot(op, numWarps_, wgmma_).accLayout) mma_[&op] = l;
       if ((op.kind == OpKind::Load || op.kind == OpKind::Store)) {
         MemoryAnchor a = memoryAnchor(op, axes_, numWarps_);
         op.setAttr(kVecAttr, int64_t(a.vec));
@@ -282,6 +309,7 @@ class Assigner {
   Function& fn_;
   int numWarps_;
   bool keep_;
+  bool wgmma_;  // the target has warpgroup MMAs (planDot)
   std::unordered_set<const Op*> reanchored_;  // keepLayouts: loads already moved
   std::map<const Value*, AxisInfo> axes_;
   std::unordered_map<const Op*, LayoutPtr> anchors_;
@@ -756,7 +784,7 @@ class Assigner {
 
 }  // namespace
 
-bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints, bool keepLayouts) {
+bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints, bool keepLayouts, bool wgmma) {
   if (numWarps < 1 || numWarps > 32 || !isPowerOfTwo(numWarps))
     throw IRError(fn.loc, "assign-layouts: num_warps must be a power of two in 1..32, got " + std::to_string(numWarps));
   bool hasLayouts = false;
@@ -764,16 +792,16 @@ bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints, bool kee
     for (const auto& r : op.results) hasLayouts |= r->type.layout != nullptr;
   });
   if (hasLayouts) throw IRError(fn.loc, "assign-layouts: the function already has layouts");
-  Assigner(fn, numWarps, hints, keepLayouts).run();
+  Assigner(fn, numWarps, hints, keepLayouts, wgmma).run();
   return true;
 }
 
-PassManager layoutPipeline(int numWarps, const ParamHints& hints, bool keepLayouts) {
+PassManager layoutPipeline(int numWarps, const ParamHints& hints, bool keepLayouts, bool wgmma) {
   PassManager pm;
   pm.add({"assign-layouts",
           keepLayouts ? "keep the layouts the source implies: loads anchored on coalesced layouts, stores on their values' layouts, convert_layout only at trans"
                       : "anchor loads/stores on coalesced layouts from the axis analysis, give every tile a layout, insert convert_layout where layouts meet",
-          [numWarps, hints, keepLayouts](Function& fn) { return assignLayouts(fn, numWarps, hints, keepLayouts); }});
+          [numWarps, hints, keepLayouts, wgmma](Function& fn) { return assignLayouts(fn, numWarps, hints, keepLayouts, wgmma); }});
   pm.add({"remove-conversions",
           "drop conversions that are not needed: identities, chains, cheap producers recomputed in the needed layout",
           removeConversions});

@@ -77,7 +77,7 @@ std::map<const Value*, AxisInfo> analyzeAxes(const Function& fn, const ParamHint
 // The two passes (each returns true when it changed the function; see the .cpp contracts).
 // keepLayouts: keep the layouts the source implies (no convert_layout of loaded data except at
 // trans; see AssignLayouts.cpp and docs/layouts.md).
-bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints = {}, bool keepLayouts = false);
+bool assignLayouts(Function& fn, int numWarps, const ParamHints& hints = {}, bool keepLayouts = false, bool wgmma = false);
 bool removeConversions(Function& fn);
 
 // The layout passes, in order, for the pass manager (each verifies afterwards):
@@ -85,7 +85,7 @@ bool removeConversions(Function& fn);
 //                       every other tile a layout, insert convert_layout where layouts meet
 //                       (keepLayouts: stores follow their values, conversions only at trans)
 //   remove-conversions  propagate layouts to remove conversions that are not needed
-PassManager layoutPipeline(int numWarps, const ParamHints& hints = {}, bool keepLayouts = false);
+PassManager layoutPipeline(int numWarps, const ParamHints& hints = {}, bool keepLayouts = false, bool wgmma = false);
 
 // The anchor layout assign-layouts picks for a load or store (op kind Load/Store with a tile
 // pointer), and its vector width; exposed for tests and for tl-thread's explanations.
@@ -112,11 +112,14 @@ MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisIn
 // the first dot's result is, register for register, the second's A fragments.
 struct DotPlan {
   std::optional<MmaInstr> instr;  // set when the dot runs on tensor cores
+  bool wgmma = false;             // ... as warpgroup MMAs (wgmma.mma_async), not mma.sync
   LayoutPtr accLayout;            // mmaAccumulatorLayout(M, N, numWarps), or nullptr
   std::string why;                // "mma.sync.aligned.m16n8k16...: warps 2 x 2" or why not
 };
-DotPlan planDot(const Op& dot, int numWarps);
+// `wgmma`: the target has warpgroup MMAs (sm_90a); a dot that fits them uses them (every warp
+// along M: mmaAccumulatorLayout with rowsOnly).
+DotPlan planDot(const Op& dot, int numWarps, bool wgmma = false);
 // One line per dot of the block IR: where it is and planDot's decision (tl-thread --explain-layouts).
-std::string explainDots(const Function& fn, int numWarps);
+std::string explainDots(const Function& fn, int numWarps, bool wgmma = false);
 
 }  // namespace tl

@@ -116,9 +116,9 @@ class Lowerer {
   };
   // --- shared memory (SharedMemory.cpp): a buffer for the current block op; returns an i32
   // constant holding its base address (patched after allocation).
-  Value* sharedBase(int64_t bytes, const std::string& purpose);
+  Value* sharedBase(int64_t bytes, const std::string& purpose, int64_t align = 16);
   // The same, live for the whole of `loop` (its ops may not reuse the space).
-  Value* sharedBaseForLoop(int64_t bytes, const std::string& purpose, const LoopFrame& loop);
+  Value* sharedBaseForLoop(int64_t bytes, const std::string& purpose, const LoopFrame& loop, int64_t align = 16);
   Value* sharedAddr(Value* elementIndex, int elemBytes, Value* base);  // index*bytes + base
   Value* ldShared(Value* addr, DType dtype, Value* mask = nullptr);
   void stShared(Value* addr, Value* value, Value* mask = nullptr);
@@ -143,6 +143,18 @@ class Lowerer {
   void lowerScan(const Op& op);                // LowerScan.cpp
   void lowerDot(const Op& op);                 // LowerDot.cpp
   void lowerDotMma(const Op& op, const MmaInstr& instr);  // ... on tensor cores
+  void lowerDotWgmma(const Op& op, const MmaInstr& instr);  // ... as warpgroup MMAs (LowerWgmma.cpp)
+  // Stages a dot's operands (LowerDot.cpp): an operand computed outside the loop the dot is in
+  // once, before the loop, into a buffer live for the whole loop (`wgmma`: fenced for the async
+  // proxy before its barrier), the other here; a null stage function skips that operand.
+  struct DotStaging {
+    int64_t aBytes = 0, bBytes = 0, align = 16;
+    std::string aWhat, bWhat;
+    std::function<void(Value*)> stageA, stageB;
+    bool fenceAsync = false;
+  };
+  std::pair<Value*, Value*> stageDotOperands(const Op& op, const DotStaging& st);
+  std::vector<int64_t> mmaFragmentRegs(const Type& t, const MmaInstr& instr, int W0, int64_t w1, int64_t mTiles, const char* what);
   // The 16-byte-chunk XOR swizzle of a [rows][rowLen] shared buffer (LowerDot.cpp): chunk c of
   // row r is placed at chunk c ^ ((r / rowsPerLine) % chunksPerLine) of its row.
   struct Swizzle {
@@ -151,7 +163,11 @@ class Lowerer {
     static std::optional<Swizzle> of(int64_t rowLen, int bytes);  // none unless rowLen * bytes is a power of two >= 16
   };
   Value* swizzleXor(const Swizzle& sw, Value* row);  // the chunk XOR of a row
-  void stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle = nullptr);
+  // colBlock > 0: the columns are split into blocks of colBlock elements, block j at
+  // j * blockStride elements (a wgmma operand's rows longer than its 128-byte swizzle atom);
+  // rowMap (may be empty) renumbers the rows first.
+  void stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle = nullptr,
+                    int64_t colBlock = 0, int64_t blockStride = 0, const std::function<Value*(Value*)>& rowMap = {});
   // What the FMA k loop loads (the addresses at k = 0), and how the loaded values map to the
   // accumulator's registers (empty: one value per register, in register order).
   struct FmaOperands {

@@ -63,8 +63,9 @@ namespace tl::lower {
 
 void Lowerer::lowerDot(const Op& op) {
   const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
-  if (DotPlan plan = planDot(op, src_.numWarps); plan.instr && cT.layout && *cT.layout == *plan.accLayout) {
-    lowerDotMma(op, *plan.instr);
+  if (DotPlan plan = planDot(op, src_.numWarps, options_.wgmma); plan.instr && cT.layout && *cT.layout == *plan.accLayout) {
+    if (plan.wgmma) lowerDotWgmma(op, *plan.instr);
+    else lowerDotMma(op, *plan.instr);
     return;
   }
   const int r = aT.rank();  // 2, or 3: batched, dim 0 the batch
@@ -145,19 +146,27 @@ namespace tl::lower {
 // registers that are consecutive along dim 1 - rowDim go as one vector store of up to 16 bytes.
 // With a swizzle, element (r, c) goes to r * stride + ((c / E) ^ x(r)) * E + c % E instead, E
 // the elements of a 16-byte chunk (a vector store stays inside one chunk).
-void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle) {
+void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle,
+                           int64_t colBlock, int64_t blockStride, const std::function<Value*(Value*)>& rowMap) {
   const Type& t = operand->type;
   const int colDim = 1 - rowDim, bytes = dtypeBytes(t.dtype);
   LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
   Value* mask = ownerMask(g);
   Value* col = coord(g, colDim);
   Value* row = coord(g, rowDim);
+  if (rowMap) row = rowMap(row);
+  Value* block = nullptr;
+  if (colBlock > 0) {
+    block = mulC(divC(col, colBlock), blockStride);
+    col = andC(col, colBlock - 1);
+  }
   if (swizzle) {
     Value* chunk = bin(OpKind::Xor, divC(col, swizzle->elems), swizzleXor(*swizzle, row));
     Value* within = andC(col, swizzle->elems - 1);
     col = bin(OpKind::Add, mulC(chunk, swizzle->elems), within);
   }
   Value* idx = bin(OpKind::Add, mulC(row, stride), col);
+  if (block) idx = bin(OpKind::Add, idx, block);
   Value* addr = sharedAddr(idx, bytes, base);
   Value* value = get(operand);
   int64_t vec = 1;
@@ -233,6 +242,78 @@ Lowerer::FmaOperands Lowerer::distinctFmaOperands(const Op& op, const LayoutGeom
   return ops;
 }
 
+// The register of each C fragment element of an M x N tile in the accumulator layout (wpc
+// [W0, w1]), per (m-tile i, n-tile j, element e) at (i * N/(8 w1) + j) * 4 + e: fragment row r of
+// m-tile i is tile row (2i + r/8) 8 W0 + 8 w0 + r % 8 (ir/MmaLayout.h), derived from the layout's
+// coords and the same for every lane (checked on the first and the last warp).
+std::vector<int64_t> Lowerer::mmaFragmentRegs(const Type& t, const MmaInstr& instr, int W0, int64_t w1, int64_t mTiles,
+                                              const char* what) {
+  const int64_t nT = t.shape[1] / (8 * w1);
+  LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
+  std::vector<int64_t> regs(static_cast<size_t>(mTiles * nT * 4), -1);
+  for (int warp : {0, int(W0 * w1) - 1})
+    for (int l = 0; l < kWarpSize; ++l) {
+      const int thread = warp * kWarpSize + l, w0v = warp / int(w1), w1v = warp % int(w1);
+      std::map<std::pair<int64_t, int64_t>, int64_t> regAt;
+      for (int64_t r = 0; r < g.numRegs; ++r) {
+        auto c = t.layout->coords(t.shape, thread, r);
+        regAt[{c[0], c[1]}] = r;
+      }
+      for (int64_t i = 0; i < mTiles; ++i)
+        for (int64_t j = 0; j < nT; ++j)
+          for (int e = 0; e < 4; ++e) {
+            auto [r, c] = mmaFragmentCoord(instr, MmaOperand::C, l, e);
+            int64_t row = (2 * i + r / 8) * 8 * W0 + 8 * w0v + r % 8, col = j * 8 * w1 + 8 * w1v + c;
+            auto it = regAt.find({row, col});
+            int64_t& slot = regs[static_cast<size_t>((i * nT + j) * 4 + e)];
+            if (it == regAt.end() || (slot >= 0 && slot != it->second)) fail(std::string("internal: the ") + what + " layout does not hold the mma C fragments");
+            slot = it->second;
+          }
+    }
+  if (static_cast<int64_t>(regs.size()) != g.numRegs) fail(std::string("internal: mma C fragments do not cover the ") + what);
+  return regs;
+}
+
+// Staging of a tensor-core dot's operands (LowerCommon.h DotStaging).
+std::pair<Value*, Value*> Lowerer::stageDotOperands(const Op& op, const DotStaging& st) {
+  const LoopFrame* loop = enclosingLoop(op);
+  const bool hoistA = st.stageA && loop && definedOutside(op.operand(0), *loop->blockFor);
+  const bool hoistB = st.stageB && loop && definedOutside(op.operand(1), *loop->blockFor);
+  Value* aBase = nullptr;
+  Value* bBase = nullptr;
+  auto done = [&] {
+    if (st.fenceAsync) b_.create(OpKind::FenceProxyAsync, {}, {});
+    barrier();
+  };
+  if (hoistA || hoistB) {
+    Region* body = b_.region();
+    Region* outer = loop->threadFor->parent;
+    size_t at = 0;
+    while (outer->ops[at].get() != loop->threadFor) ++at;
+    b_.setInsertionPoint(outer, at);
+    if (hoistA) {
+      aBase = sharedBaseForLoop(st.aBytes, st.aWhat + ", staged once before the loop", *loop, st.align);
+      st.stageA(aBase);
+    }
+    if (hoistB) {
+      bBase = sharedBaseForLoop(st.bBytes, st.bWhat + ", staged once before the loop", *loop, st.align);
+      st.stageB(bBase);
+    }
+    done();
+    b_.setInsertionPointToEnd(body);
+  }
+  if (!hoistA && st.stageA) {
+    aBase = sharedBase(st.aBytes, st.aWhat, st.align);
+    st.stageA(aBase);
+  }
+  if (!hoistB && st.stageB) {
+    bBase = sharedBase(st.bBytes, st.bWhat, st.align);
+    st.stageB(bBase);
+  }
+  if ((!hoistA && st.stageA) || (!hoistB && st.stageB)) done();
+  return {aBase, bBase};
+}
+
 // Form A (the contract at the top).
 void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
@@ -268,39 +349,16 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
                             : swB ? "dot operand b [K][N] swizzled (tensor cores)"
                                   : "dot operand b [K][N+pad] (tensor cores)";
   const int64_t aBytes = M * SA * bytes, bBytes = (bRowsN ? N : K) * SB * bytes;
-  const LoopFrame* loop = enclosingLoop(op);
-  const bool hoistA = !aInRegs && loop && definedOutside(op.operand(0), *loop->blockFor);
-  const bool hoistB = loop && definedOutside(op.operand(1), *loop->blockFor);
-  Value* aBase = nullptr;
-  Value* bBase = nullptr;
-  auto stageA = [&](Value* base) { stageOperand(op.operand(0), base, 0, SA, swA ? &*swA : nullptr); };
-  auto stageB = [&](Value* base) { stageOperand(op.operand(1), base, bRowsN ? 1 : 0, SB, swB ? &*swB : nullptr); };
-  if (hoistA || hoistB) {
-    Region* body = b_.region();
-    Region* outer = loop->threadFor->parent;
-    size_t at = 0;
-    while (outer->ops[at].get() != loop->threadFor) ++at;
-    b_.setInsertionPoint(outer, at);
-    if (hoistA) {
-      aBase = sharedBaseForLoop(aBytes, aWhat + ", staged once before the loop", *loop);
-      stageA(aBase);
-    }
-    if (hoistB) {
-      bBase = sharedBaseForLoop(bBytes, bWhat + ", staged once before the loop", *loop);
-      stageB(bBase);
-    }
-    barrier();
-    b_.setInsertionPointToEnd(body);
-  }
-  if (!hoistA && !aInRegs) {
-    aBase = sharedBase(aBytes, aWhat);
-    stageA(aBase);
-  }
-  if (!hoistB) {
-    bBase = sharedBase(bBytes, bWhat);
-    stageB(bBase);
-  }
-  if ((!hoistA && !aInRegs) || !hoistB) barrier();
+  DotStaging st;
+  st.aBytes = aBytes;
+  st.bBytes = bBytes;
+  st.aWhat = aWhat;
+  st.bWhat = bWhat;
+  if (!aInRegs) st.stageA = [&](Value* base) { stageOperand(op.operand(0), base, 0, SA, swA ? &*swA : nullptr); };
+  st.stageB = [&](Value* base) { stageOperand(op.operand(1), base, bRowsN ? 1 : 0, SB, swB ? &*swB : nullptr); };
+  const std::pair<Value*, Value*> bases = stageDotOperands(op, st);
+  Value* aBase = bases.first;
+  Value* bBase = bases.second;
 
   // Warp (w0, w1) = (warp / W1, warp % W1); g = lane / 4, t = lane % 4.
   Value* w0 = divC(warp_, W1);
@@ -407,39 +465,11 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     }
   }
 
-  // The register of each C fragment element of a tile in the accumulator layout (wpc [W0, w1]),
-  // per (m-tile, n-tile, element), from the layout; the same for every lane (checked).
-  auto fragmentRegs = [&](const Type& t, int64_t w1, const char* what) {
-    const int64_t nT = t.shape[1] / (8 * w1);
-    LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
-    std::vector<int64_t> regs(static_cast<size_t>(mTiles * nT * 4), -1);
-    for (int warp : {0, int(W0 * w1) - 1})
-      for (int l = 0; l < kWarpSize; ++l) {
-        const int thread = warp * kWarpSize + l, w0v = warp / int(w1), w1v = warp % int(w1);
-        std::map<std::pair<int64_t, int64_t>, int64_t> regAt;
-        for (int64_t r = 0; r < g.numRegs; ++r) {
-          auto c = t.layout->coords(t.shape, thread, r);
-          regAt[{c[0], c[1]}] = r;
-        }
-        for (int64_t i = 0; i < mTiles; ++i)
-          for (int64_t j = 0; j < nT; ++j)
-            for (int e = 0; e < 4; ++e) {
-              auto [r, c] = mmaFragmentCoord(instr, MmaOperand::C, l, e);
-              int64_t row = (2 * i + r / 8) * 8 * W0 + 8 * w0v + r % 8, col = j * 8 * w1 + 8 * w1v + c;
-              auto it = regAt.find({row, col});
-              int64_t& slot = regs[static_cast<size_t>((i * nT + j) * 4 + e)];
-              if (it == regAt.end() || (slot >= 0 && slot != it->second)) fail(std::string("internal: the ") + what + " layout does not hold the mma C fragments");
-              slot = it->second;
-            }
-      }
-    if (static_cast<int64_t>(regs.size()) != g.numRegs) fail(std::string("internal: mma C fragments do not cover the ") + what);
-    return regs;
-  };
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
-  const std::vector<int64_t> cReg = fragmentRegs(cT, W1, "accumulator");
+  const std::vector<int64_t> cReg = mmaFragmentRegs(cT, instr, W0, W1, mTiles, "accumulator");
   // a in registers: A fragment (m-tile i, k step s) = the C fragments of a's n-tiles 2s and 2s + 1
   // (k 16s..16s+7, then 16s+8..16s+15), elements c0 c1 c2 c3 each: the ISA's a0..a7.
-  const std::vector<int64_t> pReg = aInRegs ? fragmentRegs(aT, 1, "dot operand a") : std::vector<int64_t>{};
+  const std::vector<int64_t> pReg = aInRegs ? mmaFragmentRegs(aT, instr, W0, 1, mTiles, "dot operand a") : std::vector<int64_t>{};
   Value* aVal = aInRegs ? get(op.operand(0)) : nullptr;
 
   auto fragments = [&](Value* acc) {

@@ -31,7 +31,8 @@ struct SharedBuffer {
   std::string op;       // mnemonic of the block op that requested it
   Loc loc;              // that op's source location
   int64_t bytes = 0;    // size requested
-  int64_t offset = 0;   // byte offset assigned by the allocator (16-byte aligned)
+  int64_t offset = 0;   // byte offset assigned by the allocator (a multiple of align)
+  int64_t align = 16;   // 16, or 1024 for a wgmma operand (its swizzle reads address bits 4-9)
   int64_t firstOp = 0;  // lifetime, inclusive: indices of block ops in a pre-order walk
   int64_t lastOp = 0;
 };
@@ -54,6 +55,9 @@ struct LowerOptions {
   // A 2-D convert_layout's buffer gets the row padding with the fewest bank conflicts
   // (LowerConvert.cpp); false (tl-thread --keep-layouts) keeps it row-major, the textbook layout.
   bool padExchanges = true;
+  // Dots of f16 / bf16 whose shapes allow it run as warpgroup MMAs (wgmma.mma_async, sm_90a:
+  // tl-ptx --arch sm_90a, tl-thread / tl-sim --wgmma), else as mma.sync (LowerDot.cpp).
+  bool wgmma = false;
 };
 
 // Lowers `blockWithLayouts`; fills `report` (when given) with the shared-memory plan.

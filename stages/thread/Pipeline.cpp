@@ -17,6 +17,7 @@ ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConf
   ThreadCompilation tc;
   tc.numWarps = options.numWarps > 0 ? options.numWarps : launch.numWarps;
   tc.keepLayouts = options.keepLayouts;
+  tc.wgmma = options.wgmma;
   tc.hints = paramHintsFromLaunch(launch);
 
   tc.blockIR = cloneFunction(frontEndIR);
@@ -27,7 +28,7 @@ ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConf
   tc.snapshots = block.snapshots();
 
   tc.withLayouts = cloneFunction(*tc.blockIR);
-  PassManager layouts = layoutPipeline(tc.numWarps, tc.hints, tc.keepLayouts);
+  PassManager layouts = layoutPipeline(tc.numWarps, tc.hints, tc.keepLayouts, tc.wgmma);
   layouts.setPrintAfterAll(printAfterAll);
   layouts.setKeepSnapshots(true);
   layouts.run(*tc.withLayouts);
@@ -36,6 +37,7 @@ ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConf
 
   LowerOptions lowerOptions;
   lowerOptions.padExchanges = !tc.keepLayouts;
+  lowerOptions.wgmma = tc.wgmma;
   tc.threadIR = lowerToThreadIR(*tc.withLayouts, &tc.shared, lowerOptions);
   if (printAfterAll) *printAfterAll << "// ----- IR after lower-to-thread-ir -----\n" << printFunction(*tc.threadIR);
   PassManager thread;

@@ -25,11 +25,13 @@ struct ThreadCompileOptions {
   bool keepLayouts = false;              // keep the layouts the source implies: no automatic
                                          // convert_layout of loaded data (docs/layouts.md)
   std::ostream* printAfterAll = nullptr; // receives the IR after every pass (may be null)
+  bool wgmma = false;                    // dots as warpgroup MMAs where they fit (sm_90a; LowerOptions)
 };
 
 struct ThreadCompilation {
   int numWarps = 4;
   bool keepLayouts = false;                  // compiled with ThreadCompileOptions::keepLayouts
+  bool wgmma = false;                        // ... and ThreadCompileOptions::wgmma
   ParamHints hints;                          // what the launch lets the axis analysis assume
   std::unique_ptr<Function> blockIR;         // after the block pipeline
   std::unique_ptr<Function> withLayouts;     // after the layout passes: what was decided

@@ -5,7 +5,7 @@
 // while that op's lowering runs (every user ends with a barrier, so the next user may reuse the
 // space), i.e. its lifetime is the op's pre-order index [i, i]. Buffers of one op (dot's a and
 // b operands, argmax's values and indices) are live together and never share space.
-// Guarantees: every buffer gets a 16-byte-aligned offset; two buffers whose lifetimes overlap
+// Guarantees: every buffer gets a 16-byte-aligned offset (1024 where asked: wgmma operands); two buffers whose lifetimes overlap
 // never overlap in memory; Function::sharedBytes is the peak (the end of the highest buffer).
 // The base address of each buffer is an i32 `constant` in the IR, written after allocation.
 //
@@ -26,7 +26,7 @@ namespace tl {
 
 namespace {
 constexpr int64_t kSharedAlign = 16;  // the widest vector access
-int64_t alignUp(int64_t v) { return (v + kSharedAlign - 1) / kSharedAlign * kSharedAlign; }
+int64_t alignUp(int64_t v, int64_t align = kSharedAlign) { return (v + align - 1) / align * align; }
 }  // namespace
 
 namespace {
@@ -87,7 +87,7 @@ int64_t allocateSharedMemory(std::vector<SharedBuffer>& buffers) {
     int64_t offset = 0;
     for (size_t a : live) {
       if (offset + buf.bytes <= buffers[a].offset) break;  // fits in the gap before `a`
-      offset = std::max(offset, alignUp(buffers[a].offset + buffers[a].bytes));
+      offset = std::max(offset, alignUp(buffers[a].offset + buffers[a].bytes, std::max(kSharedAlign, buf.align)));
     }
     buf.offset = offset;
     peak = std::max(peak, offset + buf.bytes);
@@ -115,8 +115,9 @@ std::string SharedMemoryReport::str() const {
 
 namespace lower {
 
-Value* Lowerer::sharedBase(int64_t bytes, const std::string& purpose) {
+Value* Lowerer::sharedBase(int64_t bytes, const std::string& purpose, int64_t align) {
   SharedBuffer buf;
+  buf.align = align;
   buf.purpose = purpose;
   buf.op = mnemonic(cur_->kind);
   buf.loc = cur_->loc;
@@ -129,8 +130,8 @@ Value* Lowerer::sharedBase(int64_t bytes, const std::string& purpose) {
   return c->result();
 }
 
-Value* Lowerer::sharedBaseForLoop(int64_t bytes, const std::string& purpose, const LoopFrame& loop) {
-  Value* base = sharedBase(bytes, purpose);
+Value* Lowerer::sharedBaseForLoop(int64_t bytes, const std::string& purpose, const LoopFrame& loop, int64_t align) {
+  Value* base = sharedBase(bytes, purpose, align);
   buffers_.back().firstOp = std::min(loop.firstIndex, curIndex_);
   buffers_.back().lastOp = std::max(loop.lastIndex, curIndex_);
   return base;

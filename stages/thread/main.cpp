@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   tl::StageOptions opts;
   tl::addStageOptions(app, opts);
   bool printLayouts = false, printThread = false, printAfterAll = false, noRun = false;
-  bool raceCheck = true, keepLayouts = false;
+  bool raceCheck = true, keepLayouts = false, wgmma = false;
   std::vector<std::string> maps;
   app.add_flag("--print-layouts", printLayouts, "Print the block IR with layouts (what was decided)");
   app.add_flag("--print-thread-ir", printThread, "Print the thread IR (how it is done)");
@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   app.add_flag("--keep-layouts", keepLayouts,
                "Keep the layouts the source implies: no automatic convert_layout through shared memory "
                "(data moves between threads only at trans and reductions)");
+  app.add_flag("--wgmma", wgmma,
+               "Run f16 / bf16 dots that fit as warpgroup MMAs (wgmma.mma_async, Hopper's sm_90a; tl-ptx --arch sm_90a) "
+               "instead of mma.sync");
   app.add_flag("--no-run", noRun, "Only compile (with the print options)");
   app.add_flag("--race-check,!--no-race-check", raceCheck,
                "Check for races during the run: shared memory between warps of a block, global memory between "
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
     tl::ThreadCompileOptions tco;
     tco.numWarps = opts.numWarps;
     tco.keepLayouts = keepLayouts;
+    tco.wgmma = wgmma;
     tco.printAfterAll = printAfterAll ? &out : nullptr;
     tl::ThreadCompilation tc = tl::compileToThreadIR(*k.ir, k.launch, tco);
     double lowerMs = tl::msSince(start);
@@ -77,7 +81,7 @@ int main(int argc, char** argv) {
     }
     if (!opts.quiet) {
       out << "   layouts (num_warps " << tc.numWarps << "; assuming " << tl::describeHints(tc.hints) << "):\n"
-          << tl::explainMemoryLayouts(tc) << tl::explainDots(*tc.blockIR, tc.numWarps);
+          << tl::explainMemoryLayouts(tc) << tl::explainDots(*tc.blockIR, tc.numWarps, tc.wgmma);
       if (tc.shared.buffers.empty()) out << "   shared memory: none\n";
       else out << tc.shared.str();
     }

@@ -1,0 +1,130 @@
+// Lowering of dot as warpgroup MMAs (wgmma.mma_async, sm_90a): LowerDot.cpp's form A when the
+// target has them (LowerOptions::wgmma) and planDot chose them (wgmmaObstacle: empty).
+//
+// Expects: 2-D a <M x K>, b <K x N> of f16 / bf16; acc <M x N x f32> in mmaAccumulatorLayout(M,
+// N, W) with every warp along M (wpc [W, 1], W = num_warps, a multiple of 4: W / 4 warpgroups);
+// M a multiple of 16 W; K and N each 16, 32, 64 or a multiple of 64 (N of 256 above 256).
+// Guarantees:
+//   1. staging (stageDotOperands: an operand computed outside the loop the dot is in is staged
+//      once, before the loop): a into a K-major buffer, b into an MN-major one ([K][N], rows k)
+//      or, when its registers run along k (attention's k^T), a K-major [N][K] one; each in the
+//      PTX ISA's canonical layout (ir/MmaLayout.h) with the S-byte swizzle, S = min(128, the
+//      rows' bytes), which is LowerDot.cpp's Swizzle, rows longer than S split into blocks of S
+//      bytes of columns; every buffer 1024-byte aligned (the swizzle reads address bits 7-9).
+//      a's rows are renumbered: row (2t + h) 8 W + 8 w + g of the tile, which the accumulator
+//      layout gives warp w = 4 G + l (fragment row 8 h + g of m-tile t, ir/MmaLayout.h), is
+//      staged as row 16 (t W + w) + 8 h + g, i.e. instruction row 16 l + 8 h + g of warpgroup G's
+//      wgmma for m-tile t: the wgmma's D fragments are then the accumulator's own registers, in
+//      place. Then fence_proxy_async (the tensor cores read through the async proxy) and a barrier.
+//   2. wgmma_fence; per k step of 16, per m-tile t and per block of up to 256 columns, one wgmma
+//      whose registers are the accumulator's C fragments of (t, the block's 8-column n-tiles) in
+//      order; then wgmma_commit and wgmma_wait 0, after which the registers are final.
+//   3. a barrier after the k steps, before the buffers may be reused.
+// Each wgmma adds its 16 products per element in one step, as mma does: results differ from
+// tl-scalar's sequential f32 sum by rounding.
+#include <algorithm>
+
+#include "thread/LowerCommon.h"
+
+namespace tl::lower {
+
+void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
+  const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
+  const int64_t M = aT.shape[0], K = aT.shape[1], N = bT.shape[1];
+  const int W = src_.numWarps;
+  const int64_t mTiles = M / (16 * W), nTiles = N / 8, kSteps = K / 16, nPer = std::min<int64_t>(N, 256);
+  const bool bKMajor = bT.layout->kind() == Layout::Kind::Blocked && bT.layout->order()[0] == 0 && bT.shape[0] > 1;
+  // The swizzle atom's row: S bytes, S / 2 elements.
+  auto atom = [](int64_t elems) { return std::min<int64_t>(128, elems * 2); };
+  const int64_t SA = atom(K), SB = atom(bKMajor ? K : N), rowA = SA / 2, rowB = SB / 2;
+  const Swizzle swA = *Swizzle::of(rowA, 2), swB = *Swizzle::of(rowB, 2);
+
+  // 1. staging.
+  auto stagedRow = [this, W](Value* r) {  // (2t + h) 8W + 8w + g -> 16 (t W + w) + 8 h + g
+    Value* g = andC(r, 7);
+    Value* w = andC(divC(r, 8), W - 1);
+    Value* q = divC(r, 8 * int64_t(W));
+    Value* h = andC(q, 1);
+    Value* tw = bin(OpKind::Add, mulC(divC(q, 2), W), w);
+    Value* row = bin(OpKind::Add, mulC(tw, 16), mulC(h, 8));
+    return bin(OpKind::Add, row, g);
+  };
+  DotStaging st;
+  st.align = 1024;
+  st.fenceAsync = true;
+  st.aBytes = M * K * 2;
+  st.bBytes = K * N * 2;
+  st.aWhat = "dot operand a [M][K] K-major, " + std::to_string(SA) + "-byte swizzle (wgmma)";
+  st.bWhat = bKMajor ? "dot operand b transposed [N][K] K-major, " + std::to_string(SB) + "-byte swizzle (wgmma)"
+                     : "dot operand b [K][N] N-major, " + std::to_string(SB) + "-byte swizzle (wgmma)";
+  st.stageA = [&](Value* base) {
+    stageOperand(op.operand(0), base, 0, rowA, &swA, K > rowA ? rowA : 0, M * rowA, stagedRow);
+  };
+  st.stageB = [&](Value* base) {
+    if (bKMajor) stageOperand(op.operand(1), base, 1, rowB, &swB, K > rowB ? rowB : 0, N * rowB);
+    else stageOperand(op.operand(1), base, 0, rowB, &swB, N > rowB ? rowB : 0, K * rowB);
+  };
+  const std::pair<Value*, Value*> bases = stageDotOperands(op, st);
+  Value* aBase = bases.first;
+  Value* bBase = bases.second;
+
+  // The descriptors' start addresses: warpgroup G's rows of m-tile t begin at staged row
+  // 16 (t W + 4 G); a k step moves 16 elements along a's (or a k-major b's) rows, or 16 rows of
+  // an N-major b.
+  Value* group = divC(warp_, 4);
+  Value* aGroup = bin(OpKind::Add, aBase, mulC(group, 64 * SA));
+  auto aStart = [&](int64_t t, int64_t s) {
+    const int64_t k = 16 * s;
+    return addC(aGroup, (k / rowA) * M * SA + t * W * 16 * SA + (k % rowA) * 2);
+  };
+  auto bStart = [&](int64_t s, int64_t n0) {
+    const int64_t k = 16 * s;
+    if (bKMajor) return addC(bBase, (k / rowB) * N * SB + n0 * SB + (k % rowB) * 2);
+    return addC(bBase, (n0 / rowB) * K * SB + k * SB);
+  };
+  const std::vector<NamedAttr> attrs{{"n", nPer},
+                      {"dtype", std::string(dtypeName(aT.dtype))},
+                      {"a_swizzle", SA},
+                      {"a_sbo", 8 * SA},
+                      {"b_swizzle", SB},
+                      {"b_lbo", bKMajor ? int64_t(16) : K * SB},
+                      {"b_sbo", 8 * SB},
+                      {"trans_b", int64_t(!bKMajor)}};
+
+  // 2. the wgmmas, on the accumulator's registers.
+  const std::vector<int64_t> cReg = mmaFragmentRegs(cT, instr, W, 1, mTiles, "accumulator");
+  Value* acc = get(op.operand(2));
+  const int64_t blocks = N / nPer;
+  std::vector<std::vector<int64_t>> regsOf(size_t(mTiles * blocks));
+  std::vector<Value*> d(size_t(mTiles * blocks));
+  for (int64_t t = 0; t < mTiles; ++t)
+    for (int64_t nb = 0; nb < blocks; ++nb) {
+      std::vector<int64_t>& idx = regsOf[size_t(t * blocks + nb)];
+      for (int64_t j = nb * nPer / 8; j < (nb + 1) * nPer / 8; ++j)
+        for (int e = 0; e < 4; ++e) idx.push_back(cReg[size_t((t * nTiles + j) * 4 + e)]);
+      d[size_t(t * blocks + nb)] = permuteRegs(acc, idx);
+    }
+  b_.create(OpKind::WgmmaFence, {}, {});
+  for (int64_t s = 0; s < kSteps; ++s)
+    for (int64_t t = 0; t < mTiles; ++t)
+      for (int64_t nb = 0; nb < blocks; ++nb) {
+        Value*& c = d[size_t(t * blocks + nb)];
+        Value* a = aStart(t, s);
+        Value* b = bStart(s, nb * nPer);
+        c = b_.create(OpKind::Wgmma, {a, b, c}, {c->type}, attrs)->result();
+      }
+  b_.create(OpKind::WgmmaCommit, {}, {});
+  b_.create(OpKind::WgmmaWait, {}, {}, {{"pending", int64_t(0)}});
+  LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
+  std::vector<Value*> regs(static_cast<size_t>(gc.numRegs));
+  for (size_t f = 0; f < d.size(); ++f)
+    for (size_t i = 0; i < regsOf[f].size(); ++i)
+      regs[size_t(regsOf[f][i])] = b_.create(OpKind::Extract, {d[f]}, {Type::scalar(DType::F32)}, {{"index", int64_t(i)}})->result();
+  acc = b_.create(OpKind::Pack, regs, {lowerType(cT)})->result();
+
+  // 3. the buffers may be reused after every warpgroup's wgmmas have read them.
+  barrier();
+  set(op.result(), acc);
+}
+
+}  // namespace tl::lower

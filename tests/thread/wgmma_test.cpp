@@ -1,0 +1,163 @@
+// Warpgroup MMAs (wgmma.mma_async; stages/thread/LowerWgmma.cpp, ThreadOps.def `wgmma`):
+//   - the shared-memory layouts of ir/MmaLayout.h against the PTX ISA's canonical layouts and its
+//     worked examples (9.7.15.5.1.2), and the descriptor's bit fields;
+//   - tests/thread/kernels/mma_dot.tl with --wgmma on the thread executor, f16 and bf16, against
+//     a C++ reference (inputs rounded to the dtype, products summed in double) at every swizzle
+//     width (K, N = 16, 32, 64 elements), 128-byte column blocks (K, N = 128), two wgmmas per row
+//     of blocks (N = 512), 4 and 8 warps, k-major b, ragged sizes and num_stages;
+//   - which dots the plan puts on wgmma, why not the others, and the 1024-byte alignment.
+#include <gtest/gtest.h>
+
+#include "ir/MmaLayout.h"
+#include "ir/Printer.h"
+#include "rank3_util.h"
+#include "sim/ElementOps.h"
+#include "thread/Layouts.h"
+
+namespace tl {
+namespace {
+
+// CuTe's Swizzle<B, 4, 3> on a byte address: bits 4 .. 4+B-1 ^= bits 7 .. 7+B-1.
+int64_t swizzle(int64_t addr, int bits) { return addr ^ (((addr >> 7) & ((1 << bits) - 1)) << 4); }
+
+// The ISA's worked example "MN-major, 64B swizzling, bf16": Swizzle<2,4,3> o
+// ((8,4,2),(8,2)):((1,8,256),(32,512)) in elements, LBO = 256 and SBO = 512 elements.
+TEST(WgmmaLayout, MnMajor64BExampleOfTheIsa) {
+  WgmmaOperandLayout l{64, 256 * 2, 512 * 2, true};
+  for (int64_t n = 0; n < 64; ++n)
+    for (int64_t k = 0; k < 16; ++k) {
+      const int64_t e = (n % 8) + (n / 8 % 4) * 8 + (n / 32) * 256 + (k % 8) * 32 + (k / 8) * 512;
+      ASSERT_EQ(wgmmaAddress(l, 0, n, k), swizzle(2 * e, 2)) << "n " << n << " k " << k;
+    }
+}
+
+// "MN-major, 32B swizzling, bf16": Swizzle<1,4,3> o ((8,2,2),(8,2)):((1,8,128),(16,256)).
+TEST(WgmmaLayout, MnMajor32BExampleOfTheIsa) {
+  WgmmaOperandLayout l{32, 128 * 2, 256 * 2, true};
+  for (int64_t n = 0; n < 32; ++n)
+    for (int64_t k = 0; k < 16; ++k) {
+      const int64_t e = (n % 8) + (n / 8 % 2) * 8 + (n / 16) * 128 + (k % 8) * 16 + (k / 8) * 256;
+      ASSERT_EQ(wgmmaAddress(l, 0, n, k), swizzle(2 * e, 1)) << "n " << n << " k " << k;
+    }
+}
+
+// K-major canonical layouts ((8,m),(T,2k)):((S/2,SBO),(1,T)) for T = 8 (16-bit elements), the
+// rows of an S-byte swizzle atom contiguous (SBO = 8 S): row r, element k at r S + 2k, swizzled;
+// and a start inside the atom (a k step of 16 elements) reads the next 32 bytes of each row.
+TEST(WgmmaLayout, KMajorCanonicalLayouts) {
+  for (int S : {32, 64, 128}) {
+    const int bits = S == 128 ? 3 : S == 64 ? 2 : 1;
+    WgmmaOperandLayout l{S, 0, 8 * S, false};
+    for (int64_t r = 0; r < 64; ++r)
+      for (int64_t k = 0; k < 16; ++k) {
+        ASSERT_EQ(wgmmaAddress(l, 1024, r, k), swizzle(1024 + r * S + 2 * k, bits)) << S << " r " << r << " k " << k;
+        if (S == 128) ASSERT_EQ(wgmmaAddress(l, 1024 + 32, r, k), swizzle(1024 + r * S + 32 + 2 * k, bits));
+      }
+  }
+}
+
+// The descriptor (PTX ISA "Matrix Descriptor Format"): (addr & 0x3FFFF) >> 4 in bits 0-13, LBO
+// >> 4 in 16-29 (1 for a swizzled K-major operand), SBO >> 4 in 32-45, the mode in 62-63.
+TEST(WgmmaLayout, DescriptorFields) {
+  WgmmaOperandLayout mn{64, 512, 1024, true};
+  const uint64_t d = wgmmaDescriptor(mn, 0x1400);
+  EXPECT_EQ(d & 0x3FFF, 0x140u);
+  EXPECT_EQ(d >> 16 & 0x3FFF, 32u);
+  EXPECT_EQ(d >> 32 & 0x3FFF, 64u);
+  EXPECT_EQ(d >> 49 & 0x7, 0u);
+  EXPECT_EQ(d >> 62, 2u);
+  WgmmaOperandLayout k{128, 0, 1024, false};
+  const uint64_t e = wgmmaDescriptor(k, 0x40000 + 0x800);  // bits above 17 are dropped
+  EXPECT_EQ(e & 0x3FFF, 0x80u);
+  EXPECT_EQ(e >> 16 & 0x3FFF, 1u);
+  EXPECT_EQ(e >> 62, 1u);
+  EXPECT_EQ(wgmmaDescriptor(WgmmaOperandLayout{32, 0, 256, false}, 0) >> 62, 3u);
+}
+
+// mma_dot with --wgmma, checked against the rounded reference.
+void runWgmma(int mode, const std::vector<LaunchOverride>& sets, int warps, bool expectWgmma = true) {
+  std::ostringstream err;
+  std::vector<LaunchOverride> o{{"MODE", std::to_string(mode)}};
+  o.insert(o.end(), sets.begin(), sets.end());
+  auto k = compileKernelFile(rank3::kernelFile("mma_dot"), o, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompileOptions opts;
+  opts.numWarps = warps;
+  opts.wgmma = true;
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, opts);
+  int64_t wgmmas = 0;
+  walk(tc.threadIR->body, [&](Op& op) { wgmmas += op.kind == OpKind::Wgmma; });
+  EXPECT_EQ(wgmmas > 0, expectWgmma) << explainDots(*tc.blockIR, warps, true);
+  for (const SharedBuffer& b : tc.shared.buffers)
+    if (b.purpose.find("(wgmma)") != std::string::npos) EXPECT_EQ(b.offset % 1024, 0) << tc.shared.str();
+  Memory m = Memory::fromLaunch(k->launch);
+  const int64_t M = rank3::launchInt(k->launch, "M"), N = rank3::launchInt(k->launch, "N"), K = rank3::launchInt(k->launch, "K");
+  const bool bt = rank3::launchInt(k->launch, "BT") != 0;
+  const DType d = mode == 0 ? DType::F16 : DType::BF16;
+  std::vector<double> want(size_t(M * N));
+  {
+    const Buffer *a = m.find("a_ptr"), *b = m.find("b_ptr");
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double s = 0;
+        for (int64_t kk = 0; kk < K; ++kk)
+          s += double(sim::roundFloat(float(a->getF(i * K + kk)), d)) * double(sim::roundFloat(float(b->getF(bt ? j * K + kk : kk * N + j)), d));
+        want[size_t(i * N + j)] = s;
+      }
+  }
+  runThreadIR(*tc.threadIR, k->launch, m);
+  const Buffer* c = m.find("c_ptr");
+  int64_t bad = 0;
+  for (int64_t i = 0; i < M * N; ++i) bad += !(std::fabs(c->getF(i) - want[size_t(i)]) <= 2e-3 + 1e-3 * std::fabs(want[size_t(i)]));
+  EXPECT_EQ(bad, 0) << "of " << M * N;
+}
+
+using S = std::vector<LaunchOverride>;
+
+TEST(Wgmma, SwizzleWidths) {
+  for (int mode : {0, 1}) {
+    runWgmma(mode, {{"BM", "64"}, {"BN", "16"}, {"BK", "16"}}, 4);   // 32-byte rows
+    runWgmma(mode, {{"BM", "64"}, {"BN", "32"}, {"BK", "32"}}, 4);   // 64
+    runWgmma(mode, {{"BM", "64"}, {"BN", "64"}, {"BK", "64"}}, 4);   // 128
+  }
+}
+
+TEST(Wgmma, ColumnBlocksAndWideTiles) {
+  runWgmma(1, {{"M", "128"}, {"N", "256"}, {"K", "256"}, {"BM", "128"}, {"BN", "128"}, {"BK", "128"}}, 4);
+  runWgmma(0, {{"M", "64"}, {"N", "512"}, {"BM", "64"}, {"BN", "512"}, {"BK", "32"}}, 4);  // two m64n256
+  runWgmma(1, {{"M", "128"}, {"N", "256"}, {"BM", "128"}, {"BN", "256"}, {"BK", "64"}}, 8);
+}
+
+TEST(Wgmma, KMajorBRaggedAndPipelined) {
+  runWgmma(0, {{"BM", "64"}, {"BK", "64"}, {"BT", "1"}}, 4);
+  runWgmma(1, {{"M", "100"}, {"N", "90"}, {"K", "70"}, {"BM", "64"}}, 4);
+  runWgmma(1, {{"M", "128"}, {"N", "128"}, {"K", "192"}, {"BM", "128"}, {"BN", "64"}, {"BK", "64"}, {"num_stages", "2"}}, 8);
+  runWgmma(0, {{"M", "128"}, {"BM", "64"}, {"BT", "1"}, {"num_stages", "3"}}, 4);
+}
+
+// Where wgmma does not fit, mma.sync (or FMAs) run, and the plan says why.
+TEST(Wgmma, PlanFallsBackWithAReason) {
+  runWgmma(1, {}, 4, false);                  // 32 x 32 tiles: M is not a multiple of 16 x 4
+  runWgmma(1, {{"BM", "64"}}, 2, false);      // 2 warps: no whole warpgroup
+  runWgmma(1, {{"BM", "64"}, {"BN", "8"}}, 4, false);  // N = 8: not a swizzle row
+  std::ostringstream err;
+  auto k = compileKernelFile(rank3::kernelFile("mma_dot"), {{"MODE", "1"}}, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{4, false, nullptr, true});
+  const std::string why = explainDots(*tc.blockIR, 4, true);
+  EXPECT_NE(why.find("mma.sync.aligned"), std::string::npos) << why;
+  ThreadCompilation two = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{2, false, nullptr, true});
+  EXPECT_NE(explainDots(*two.blockIR, 2, true).find("mma.sync"), std::string::npos);
+  std::unique_ptr<CompiledKernel> big = compileKernelFile(rank3::kernelFile("mma_dot"), {{"MODE", "1"}, {"BM", "64"}}, err);
+  ASSERT_TRUE(big) << err.str();
+  ThreadCompilation w = compileToThreadIR(*big->ir, big->launch, ThreadCompileOptions{4, false, nullptr, true});
+  EXPECT_NE(explainDots(*w.blockIR, 4, true).find("wgmma.mma_async.m64n32k16.f32.bf16, 1 warpgroup along M"), std::string::npos)
+      << explainDots(*w.blockIR, 4, true);
+  // The thread IR: staging, the async-proxy fence, one wgmma_fence, the wgmmas, commit, wait 0.
+  const std::string ir = printFunction(*w.threadIR);
+  for (const char* s : {"fence_proxy_async", "wgmma_fence", "wgmma_commit", "wgmma_wait {pending = 0}"})
+    EXPECT_NE(ir.find(s), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace tl
