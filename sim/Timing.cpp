@@ -152,6 +152,7 @@ class Converter {
 
   std::vector<TimedInstr> convert(const WarpTrace& trace) {
     prod_.assign(ids_.size(), {});
+    inFlightWgmma_.clear();
     known_.assign(ids_.size(), 0);
     std::vector<TimedInstr> out;
     out.reserve(trace.entries.size());
@@ -174,6 +175,7 @@ class Converter {
   std::unordered_map<int32_t, const InstrMemStats*> stats_;
   double storeDramRatio_ = 1.0;
   std::vector<Producers> prod_;
+  Producers inFlightWgmma_;  // wgmmas issued since the last wgmma_wait
   std::vector<char> known_;  // per value: known at compile time (constants, reg_index, and ops on them)
 
   Producers& of(const Value* v) { return prod_[size_t(ids_.at(v))]; }
@@ -311,11 +313,20 @@ class Converter {
       case OpKind::Wgmma: {  // this warp's quarter: N/8 pieces on its sub-partition's tensor core
         const int64_t pieces = op.intAttr("n") / 8;
         const double per = gpu_.wgmmaCyclesF16 > 0 ? gpu_.wgmmaCyclesF16 : gpu_.mmaCyclesF16;
-        TimedInstr& t = emit(out, op, e.instr, TimedKind::Tensor, 1, std::max(1, gpu_.mmaLatencyCycles), operandDeps(op));
-        t.pipeCycles = std::max(1, int(std::lround(per * double(pieces))));
+        const int busy = std::max(1, int(std::lround(per * double(pieces))));
+        // Its result is ready once the pipe has done all N/8 pieces, plus the mma latency.
+        TimedInstr& t = emit(out, op, e.instr, TimedKind::Tensor, 1, busy + std::max(1, gpu_.mmaLatencyCycles), operandDeps(op));
+        t.pipeCycles = busy;
+        inFlightWgmma_.push_back(int32_t(out.size() - 1));
         return;
       }
-      case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::WgmmaWait: case OpKind::FenceProxyAsync:
+      case OpKind::WgmmaWait: {  // waits for the wgmmas issued before it (pending 0: all of them)
+        Producers deps;
+        std::swap(deps, inFlightWgmma_);
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, deps);
+        return;
+      }
+      case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::FenceProxyAsync:
         emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
         return;
       case OpKind::ShflXor: case OpKind::ShflIdx: {

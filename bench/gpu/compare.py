@@ -356,7 +356,9 @@ def main():
         # the row's JSON).
         import torch.nn.functional as F
         tri_cfgs = [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3)]
-        tl_cfgs = {64: [(128, 64, 8, 2), (128, 64, 8, 1)], 128: [(128, 64, 8, 1)]}
+        # sm_90a: the first dot (q k^T) as warpgroup MMAs; the second takes p from registers (mma.sync).
+        tl_cfgs = {64: [(128, 64, 8, 2, "sm_90"), (128, 64, 8, 1, "sm_90"), (128, 64, 8, 2, "sm_90a"), (128, 64, 8, 1, "sm_90a")],
+                   128: [(128, 64, 8, 1, "sm_90"), (128, 64, 8, 1, "sm_90a")]}
         # N = 16384 (ATTN_N=16384) needs a device call of its own: the first run with it passed the
         # 10-minute limit (tl-ptx fills 3 x 537 MB of inputs on the host per configuration).
         ns = [int(x) for x in os.environ.get("ATTN_N", "1024,4096").split(",")]
@@ -383,7 +385,7 @@ def main():
                         except Exception as e:  # a config that does not fit is skipped
                             print(f"triton attention d{d} {bm}x{bn}: {type(e).__name__}")
                     best = None
-                    for bm, bn, w, st in tl_cfgs[d]:
+                    for bm, bn, w, st, arch in tl_cfgs[d]:
                         sets = {"Z": z, "H": h, "N_CTX": n, "HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn,
                                 "STAGE": 3 if causal else 1, "num_stages": st, "sm_scale": sm_scale,
                                 "Q": "randn((Z, H, N_CTX, HEAD_DIM), dtype=bf16, seed=1)",
@@ -393,8 +395,8 @@ def main():
                         # Timed only: bench/gpu/attention_h200.sh checks the kernel on the GPU
                         # against tl-scalar at small sizes, bf16, both stages, pipelined and not.
                         res = run_tilelab(args.tl_ptx, "triton/t06_attention_fwd", sets, w, args.results_dir,
-                                          ["--runs", "5", "--no-check"])
-                        res["config"] = f"{bm}x{bn} w{w} s{st}"
+                                          ["--runs", "5", "--no-check", "--arch", arch])
+                        res["config"] = f"{bm}x{bn} w{w} s{st}" + (" wgmma" if arch == "sm_90a" else "")
                         if tl_ms(res) is not None and (best is None or tl_ms(best) is None or tl_ms(res) < tl_ms(best)):
                             best = res
                         elif best is None:

@@ -22,36 +22,29 @@ else
   echo "no nvcc: probe not run" | tee "$OUT/h200_mma_probe.json"
 fi
 
-run() {  # case name, options...
-  local name=$1
-  shift
-  timeout 120 "$@" > "$logs/$name.txt" 2>&1
-  local rc=$?
-  printf '%-44s rc=%-3s %s\n' "$name" "$rc" "$(grep -E "PASS|FAIL|error:" "$logs/$name.txt" | head -3 | tr '\n' ' ')" >> "$summary"
-}
 K=tests/thread/kernels/mma_dot.tl
 modes=(f16 bf16 e4m3 e5m2 tf32 ieee)
 for m in 0 1 2 3 4 5; do
   for w in 1 4 8; do
-    run "mma_dot.${modes[$m]}.w$w" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --num-warps $w
+    check_case "mma_dot.${modes[$m]}.w$w" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --num-warps $w
   done
-  run "mma_dot.${modes[$m]}.ragged" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set M=50 --set N=40 --set K=40
-  run "mma_dot.${modes[$m]}.tile64" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set M=128 --set BM=64 --set BN=64 --set BK=64
-  run "mma_dot.${modes[$m]}.longk" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set M=32 --set N=32 --set K=256 --set BK=256
+  check_case "mma_dot.${modes[$m]}.ragged" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set M=50 --set N=40 --set K=40
+  check_case "mma_dot.${modes[$m]}.tile64" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set M=128 --set BM=64 --set BN=64 --set BK=64
+  check_case "mma_dot.${modes[$m]}.longk" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set M=32 --set N=32 --set K=256 --set BK=256
 done
 for dt in f16 bf16 f8e4m3 f8e5m2 f32; do
   out=f32
-  run "matmul_tc.$dt" /tmp/tl-ptx kernels/matmul_tc.tl --check-stage scalar \
+  check_case "matmul_tc.$dt" /tmp/tl-ptx kernels/matmul_tc.tl --check-stage scalar \
     --set "a_ptr=randn((M, K), dtype=$dt, seed=1)" --set "b_ptr=randn((K, N), dtype=$dt, seed=2)"
 done
-run "matmul_tc.bf16.1024.block" /tmp/tl-ptx kernels/matmul_tc.tl --check-stage block --set M=1024 --set N=1024 --set K=1024 \
+check_case "matmul_tc.bf16.1024.block" /tmp/tl-ptx kernels/matmul_tc.tl --check-stage block --set M=1024 --set N=1024 --set K=1024 \
   --set BLOCK_M=128 --set BLOCK_N=128 --set "a_ptr=randn((M, K), dtype=bf16, seed=1)" --set "b_ptr=randn((K, N), dtype=bf16, seed=2)" \
   --set "c_ptr=zeros((M, N), dtype=bf16, output=True)"
-run "t03_matmul.f16" /tmp/tl-ptx kernels/triton/t03_matmul.tl --check-stage scalar
-run "t06_attention_fwd.f16" /tmp/tl-ptx kernels/triton/t06_attention_fwd.tl --check-stage scalar
+check_case "t03_matmul.f16" /tmp/tl-ptx kernels/triton/t03_matmul.tl --check-stage scalar
+check_case "t06_attention_fwd.f16" /tmp/tl-ptx kernels/triton/t06_attention_fwd.tl --check-stage scalar
 if command -v compute-sanitizer > /dev/null; then
-  run "mma_dot.bf16.memcheck" compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/tl-ptx $K --check-stage scalar --set MODE=1
-  run "mma_dot.tf32.racecheck" compute-sanitizer --tool racecheck --error-exitcode 9 /tmp/tl-ptx $K --check-stage scalar --set MODE=4
+  check_case "mma_dot.bf16.memcheck" compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/tl-ptx $K --check-stage scalar --set MODE=1
+  check_case "mma_dot.tf32.racecheck" compute-sanitizer --tool racecheck --error-exitcode 9 /tmp/tl-ptx $K --check-stage scalar --set MODE=4
 fi
 cat "$summary"
 

@@ -15,35 +15,28 @@ summary="$OUT/pipeline_summary.txt"
 : > "$summary"
 logs=/tmp/pipe_logs
 rm -rf "$logs" && mkdir -p "$logs"
-run() {  # case name, options...
-  local name=$1
-  shift
-  timeout 120 "$@" > "$logs/$name.txt" 2>&1
-  local rc=$?
-  printf '%-44s rc=%-3s %s\n' "$name" "$rc" "$(grep -E "PASS|FAIL|error:|ERROR" "$logs/$name.txt" | head -3 | tr '\n' ' ')" >> "$summary"
-}
 K=tests/thread/kernels/mma_dot.tl
 modes=(f16 bf16 e4m3 e5m2 tf32 ieee)
 for m in 0 1 2 3 4 5; do
-  run "mma_dot.${modes[$m]}.s2" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set num_stages=2
-  run "mma_dot.${modes[$m]}.s3.w8" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set num_stages=3 --num-warps 8
-  run "mma_dot.${modes[$m]}.ragged.s2" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set M=50 --set N=40 --set K=40 --set num_stages=2
-  run "mma_dot.${modes[$m]}.onestep.s2" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set K=32 --set num_stages=2
+  check_case "mma_dot.${modes[$m]}.s2" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set num_stages=2
+  check_case "mma_dot.${modes[$m]}.s3.w8" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set num_stages=3 --num-warps 8
+  check_case "mma_dot.${modes[$m]}.ragged.s2" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set M=50 --set N=40 --set K=40 --set num_stages=2
+  check_case "mma_dot.${modes[$m]}.onestep.s2" /tmp/tl-ptx $K --check-stage scalar --set MODE=$m --set K=32 --set num_stages=2
 done
 for dt in f16 bf16 f8e4m3 f8e5m2 f32; do
-  run "matmul_tc.$dt.s2" /tmp/tl-ptx kernels/matmul_tc.tl --check-stage scalar --set num_stages=2 \
+  check_case "matmul_tc.$dt.s2" /tmp/tl-ptx kernels/matmul_tc.tl --check-stage scalar --set num_stages=2 \
     --set "a_ptr=randn((M, K), dtype=$dt, seed=1)" --set "b_ptr=randn((K, N), dtype=$dt, seed=2)"
 done
-run "matmul_tc.bf16.1024.s2.block" /tmp/tl-ptx kernels/matmul_tc.tl --check-stage block --set M=1024 --set N=1024 --set K=1024 \
+check_case "matmul_tc.bf16.1024.s2.block" /tmp/tl-ptx kernels/matmul_tc.tl --check-stage block --set M=1024 --set N=1024 --set K=1024 \
   --set BLOCK_M=128 --set BLOCK_N=128 --num-warps 8 --set num_stages=2 --set "a_ptr=randn((M, K), dtype=bf16, seed=1)" \
   --set "b_ptr=randn((K, N), dtype=bf16, seed=2)" --set "c_ptr=zeros((M, N), dtype=bf16, output=True)"
-run "matmul.fp32.s2" /tmp/tl-ptx kernels/matmul.tl --check-stage scalar --set num_stages=2
-run "matmul.fp32.ragged.s2" /tmp/tl-ptx kernels/matmul.tl --check-stage scalar --set num_stages=2 --set M=100 --set N=90 --set K=70
-run "softmax_online.s2" /tmp/tl-ptx kernels/softmax_online.tl --check-stage scalar --set num_stages=2
+check_case "matmul.fp32.s2" /tmp/tl-ptx kernels/matmul.tl --check-stage scalar --set num_stages=2
+check_case "matmul.fp32.ragged.s2" /tmp/tl-ptx kernels/matmul.tl --check-stage scalar --set num_stages=2 --set M=100 --set N=90 --set K=70
+check_case "softmax_online.s2" /tmp/tl-ptx kernels/softmax_online.tl --check-stage scalar --set num_stages=2
 if command -v compute-sanitizer > /dev/null; then
-  run "mma_dot.bf16.ragged.s2.memcheck" compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/tl-ptx $K --check-stage scalar \
+  check_case "mma_dot.bf16.ragged.s2.memcheck" compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/tl-ptx $K --check-stage scalar \
     --set MODE=1 --set M=50 --set N=40 --set K=40 --set num_stages=2
-  run "matmul.ragged.s2.memcheck" compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/tl-ptx kernels/matmul.tl --check-stage scalar \
+  check_case "matmul.ragged.s2.memcheck" compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/tl-ptx kernels/matmul.tl --check-stage scalar \
     --set num_stages=2 --set M=100 --set N=90 --set K=70
 fi
 cat "$summary"

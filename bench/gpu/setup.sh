@@ -6,3 +6,13 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 gunzip -c "$BIN" > /tmp/tl-ptx && chmod +x /tmp/tl-ptx
 export TL_CACHE_DIR=/tmp/tlcache
+
+# check_case NAME COMMAND...: runs one check (2 minutes at most) with its log in $logs/NAME.txt
+# and appends a line to $summary: the name, the exit status and the PASS / FAIL / error lines.
+check_case() {
+  local name=$1
+  shift
+  timeout 120 "$@" > "$logs/$name.txt" 2>&1
+  local rc=$?
+  printf '%-44s rc=%-3s %s\n' "$name" "$rc" "$(grep -E "PASS|FAIL|error:|ERROR|ptxas:" "$logs/$name.txt" | head -3 | tr '\n' ' ')" >> "$summary"
+}

@@ -20,38 +20,31 @@ summary="$OUT/wgmma_summary.txt"
 : > "$summary"
 logs=/tmp/wgmma_logs
 rm -rf "$logs" && mkdir -p "$logs"
-run() {  # case name, options...
-  local name=$1
-  shift
-  timeout 120 "$@" > "$logs/$name.txt" 2>&1
-  local rc=$?
-  printf '%-40s rc=%-3s %s\n' "$name" "$rc" "$(grep -E "PASS|FAIL|error:|ptxas:" "$logs/$name.txt" | head -3 | tr '\n' ' ')" >> "$summary"
-}
 K=tests/thread/kernels/mma_dot.tl
 A="--arch sm_90a --check-stage scalar"
 for m in 0 1; do
-  run "mma_dot.m$m.64x64x32.w4" /tmp/tl-ptx $K $A --set MODE=$m --set BM=64
-  run "mma_dot.m$m.64x32x16.w4" /tmp/tl-ptx $K $A --set MODE=$m --set BM=64 --set BN=32 --set BK=16
-  run "mma_dot.m$m.128x256x64.w8" /tmp/tl-ptx $K $A --set MODE=$m --set M=256 --set N=512 --set K=256 --set BM=128 --set BN=256 --set BK=64 --num-warps 8
-  run "mma_dot.m$m.128x128x128.w4" /tmp/tl-ptx $K $A --set MODE=$m --set M=256 --set N=256 --set K=256 --set BM=128 --set BN=128 --set BK=128
-  run "mma_dot.m$m.64x512x32.w4" /tmp/tl-ptx $K $A --set MODE=$m --set N=512 --set BM=64 --set BN=512 --set BK=32
-  run "mma_dot.m$m.bt.64x64x64.w4" /tmp/tl-ptx $K $A --set MODE=$m --set BM=64 --set BK=64 --set BT=1
-  run "mma_dot.m$m.bt.128x128x64.w8" /tmp/tl-ptx $K $A --set MODE=$m --set M=256 --set N=256 --set K=192 --set BM=128 --set BN=128 --set BK=64 --set BT=1 --num-warps 8
-  run "mma_dot.m$m.ragged.w4" /tmp/tl-ptx $K $A --set MODE=$m --set M=100 --set N=90 --set K=70 --set BM=64
-  run "mma_dot.m$m.s2.w8" /tmp/tl-ptx $K $A --set MODE=$m --set M=256 --set N=256 --set K=256 --set BM=128 --set BN=128 --set BK=64 --set num_stages=2 --num-warps 8
+  check_case "mma_dot.m$m.64x64x32.w4" /tmp/tl-ptx $K $A --set MODE=$m --set BM=64
+  check_case "mma_dot.m$m.64x32x16.w4" /tmp/tl-ptx $K $A --set MODE=$m --set BM=64 --set BN=32 --set BK=16
+  check_case "mma_dot.m$m.128x256x64.w8" /tmp/tl-ptx $K $A --set MODE=$m --set M=256 --set N=512 --set K=256 --set BM=128 --set BN=256 --set BK=64 --num-warps 8
+  check_case "mma_dot.m$m.128x128x128.w4" /tmp/tl-ptx $K $A --set MODE=$m --set M=256 --set N=256 --set K=256 --set BM=128 --set BN=128 --set BK=128
+  check_case "mma_dot.m$m.64x512x32.w4" /tmp/tl-ptx $K $A --set MODE=$m --set N=512 --set BM=64 --set BN=512 --set BK=32
+  check_case "mma_dot.m$m.bt.64x64x64.w4" /tmp/tl-ptx $K $A --set MODE=$m --set BM=64 --set BK=64 --set BT=1
+  check_case "mma_dot.m$m.bt.128x128x64.w8" /tmp/tl-ptx $K $A --set MODE=$m --set M=256 --set N=256 --set K=192 --set BM=128 --set BN=128 --set BK=64 --set BT=1 --num-warps 8
+  check_case "mma_dot.m$m.ragged.w4" /tmp/tl-ptx $K $A --set MODE=$m --set M=100 --set N=90 --set K=70 --set BM=64
+  check_case "mma_dot.m$m.s2.w8" /tmp/tl-ptx $K $A --set MODE=$m --set M=256 --set N=256 --set K=256 --set BM=128 --set BN=128 --set BK=64 --set num_stages=2 --num-warps 8
 done
-run "matmul_tc.bf16.1024.block" /tmp/tl-ptx kernels/matmul_tc.tl --arch sm_90a --check-stage block --set M=1024 --set N=1024 --set K=1024 \
+check_case "matmul_tc.bf16.1024.block" /tmp/tl-ptx kernels/matmul_tc.tl --arch sm_90a --check-stage block --set M=1024 --set N=1024 --set K=1024 \
   --set BLOCK_M=128 --set BLOCK_N=128 --set BLOCK_K=64 --num-warps 8 --set num_stages=2 --set "a_ptr=randn((M, K), dtype=bf16, seed=1)" \
   --set "b_ptr=randn((K, N), dtype=bf16, seed=2)" --set "c_ptr=zeros((M, N), dtype=bf16, output=True)"
-run "matmul_tc.f16.scalar" /tmp/tl-ptx kernels/matmul_tc.tl --arch sm_90a --check-stage scalar --set BLOCK_M=64 --set BLOCK_K=64
+check_case "matmul_tc.f16.scalar" /tmp/tl-ptx kernels/matmul_tc.tl --arch sm_90a --check-stage scalar --set BLOCK_M=64 --set BLOCK_K=64
 bf="--set Q=randn((Z,H,N_CTX,HEAD_DIM),dtype=bf16,seed=1) --set K=randn((Z,H,N_CTX,HEAD_DIM),dtype=bf16,seed=2)"
 bf="$bf --set V=randn((Z,H,N_CTX,HEAD_DIM),dtype=bf16,seed=3) --set Out=zeros((Z,H,N_CTX,HEAD_DIM),dtype=bf16,output=True)"
 for d in 64 128; do
-  run "t06.d$d" /tmp/tl-ptx kernels/triton/t06_attention_fwd.tl --arch sm_90a --check-stage scalar --set Z=1 --set H=2 --set N_CTX=256 \
+  check_case "t06.d$d" /tmp/tl-ptx kernels/triton/t06_attention_fwd.tl --arch sm_90a --check-stage scalar --set Z=1 --set H=2 --set N_CTX=256 \
     --set HEAD_DIM=$d --set BLOCK_M=128 --set BLOCK_N=64 --num-warps 8 --set STAGE=1 --set sm_scale=0.125 $bf
 done
 if command -v compute-sanitizer > /dev/null; then
-  run "mma_dot.bf16.ragged.memcheck" compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/tl-ptx $K $A --set MODE=1 \
+  check_case "mma_dot.bf16.ragged.memcheck" compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/tl-ptx $K $A --set MODE=1 \
     --set M=100 --set N=90 --set K=70 --set BM=64
 fi
 cat "$summary"

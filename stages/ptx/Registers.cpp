@@ -17,7 +17,11 @@ RegisterEstimate fallback(const Function& threadIR, const std::string& why) {
 
 }  // namespace
 
-RegisterEstimate ptxasRegisters(const Function& threadIR, const std::string& arch) {
+RegisterEstimate ptxasRegisters(const Function& threadIR, const std::string& gpuArch) {
+  // Warpgroup MMAs exist only in Hopper's arch-specific target: IR with them is assembled for it.
+  bool wgmma = false;
+  walk(threadIR.body, [&](Op& op) { wgmma |= op.kind == OpKind::Wgmma; });
+  const std::string arch = wgmma && gpuArch == "sm_90" ? "sm_90a" : gpuArch;
   if (!isSupportedArch(arch)) return fallback(threadIR, "no code generator for " + arch);
   std::string why;
   if (findPtxas(&why).empty()) return fallback(threadIR, why);
