@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "ir/MmaLayout.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 #include "ir/Printer.h"
 #include "rank3_util.h"
 #include "sim/ElementOps.h"
@@ -157,6 +159,32 @@ TEST(Wgmma, PlanFallsBackWithAReason) {
   const std::string ir = printFunction(*w.threadIR);
   for (const char* s : {"fence_proxy_async", "wgmma_fence", "wgmma_commit", "wgmma_wait {pending = 0}"})
     EXPECT_NE(ir.find(s), std::string::npos) << s;
+}
+
+// The thread IR with wgmmas verifies, prints and parses back to the same text; a wgmma with a
+// wrong attribute is rejected by the verifier with the reason.
+TEST(Wgmma, ThreadIrRoundTripsAndTheVerifierChecksIt) {
+  std::ostringstream err;
+  auto k = compileKernelFile(rank3::kernelFile("mma_dot"), {{"MODE", "1"}, {"BM", "64"}, {"BT", "1"}}, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{4, false, nullptr, true});
+  EXPECT_EQ(verifyFunction(*tc.threadIR), "");
+  const std::string text = printFunction(*tc.threadIR);
+  DiagEngine diag;
+  auto parsed = parseFunction(text, diag);
+  ASSERT_TRUE(parsed) << diag.renderAll();
+  EXPECT_EQ(printFunction(*parsed), text);
+  Op* w = nullptr;
+  walk(parsed->body, [&](Op& op) { if (op.kind == OpKind::Wgmma && !w) w = &op; });
+  ASSERT_TRUE(w);
+  w->setAttr("n", int64_t(12));
+  EXPECT_NE(verifyFunction(*parsed).find("n must be a multiple of 8"), std::string::npos);
+  w->setAttr("n", int64_t(32));
+  w->setAttr("a_swizzle", int64_t(48));
+  EXPECT_NE(verifyFunction(*parsed).find("a_swizzle must be 32, 64 or 128"), std::string::npos);
+  w->setAttr("a_swizzle", int64_t(128));
+  w->setAttr("dtype", std::string("f32"));
+  EXPECT_NE(verifyFunction(*parsed).find("dtype must be"), std::string::npos);
 }
 
 }  // namespace
