@@ -121,6 +121,14 @@ class MachineState {
   const ExecOptions& opts_;
   std::unique_ptr<sim::Program> prog_;
   std::vector<uint8_t> shared_;
+  // wgmmas in flight (asynchronous on the GPU, ThreadOps.def): per warp, the shared-memory
+  // element offsets its uncommitted wgmmas read and its committed groups' (oldest first), and per
+  // shared byte how many in-flight reads cover it. A store over such a byte before the reading
+  // warp's wgmma_wait is an error (the executor computes each wgmma at issue; the GPU may not
+  // have read its operands yet).
+  std::vector<std::vector<uint32_t>> wgmmaOpen_;
+  std::vector<std::vector<std::vector<uint32_t>>> wgmmaCommitted_;
+  std::vector<uint16_t> asyncReaders_;
   sim::RaceDetector races_;
   sim::WriteConflictDetector conflicts_;
   sim::GlobalRaceDetector programRaces_;  // races between programs (ExecOptions::detectRaces)
@@ -620,6 +628,11 @@ class MachineState {
           uint8_t* p = sharedElement(w, op, m, m.addr[i + e], l, true);
           if (opts_.detectRaces && races_.onWrite(static_cast<uint32_t>(p - shared_.data()), m.elemBytes, w.id * 32 + l, op.instr, conflict))
             raceError(op, conflict);
+          if (!asyncReaders_.empty())
+            for (uint32_t b = 0; b < m.elemBytes; ++b)
+              if (asyncReaders_[size_t(p - shared_.data()) + b])
+                fail(op, "st_shared overwrites shared memory (byte offset " + std::to_string(p - shared_.data() + b) +
+                             ") that a wgmma still in flight reads: no wgmma_wait since that wgmma was issued" + where(w, l, op));
           pending_.push_back({p, m.value[i + e]});
         }
       }

@@ -53,6 +53,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "ir/FileRead.h"  // formatByteLimit
 #include "ir/MmaLayout.h"
@@ -196,6 +197,9 @@ class Executor : public sim::exec::MachineState {
       w.barrier = nullptr;
     }
     std::fill(shared_.begin(), shared_.end(), uint8_t(0xFF));
+    wgmmaOpen_.assign(warps_.size(), {});
+    wgmmaCommitted_.assign(warps_.size(), {});
+    if (!asyncReaders_.empty()) std::fill(asyncReaders_.begin(), asyncReaders_.end(), uint16_t(0));
     if (opts_.detectRaces) races_.newEpoch();
     conflicts_.beginBlock(numWarps_, prog_->instructions.size());
     if (opts_.traceWarps) {
@@ -213,7 +217,13 @@ class Executor : public sim::exec::MachineState {
         if (w.status == WarpStatus::AtBarrier && !waiting) waiting = &w;
         if (w.status == WarpStatus::Done && !done) done = &w;
       }
-      if (!waiting) return;  // all returned
+      if (!waiting) {  // all returned
+        for (const Warp& w : warps_)
+          if (!wgmmaOpen_[size_t(w.id)].empty() || !wgmmaCommitted_[size_t(w.id)].empty())
+            throw IRError(fn_.loc, "warp " + std::to_string(w.id) + " of " + blockStr() +
+                                       " returned with wgmmas in flight (no wgmma_commit and wgmma_wait after them)");
+        return;
+      }
       if (done)
         fail(*waiting->barrier, "barrier at " + locStr(waiting->barrier->op->loc) + " not reached by warp " +
                                     std::to_string(done->id) + ": it returned while warp " + std::to_string(waiting->id) +
@@ -579,11 +589,22 @@ class Executor : public sim::exec::MachineState {
       case OpKind::Mma: execMma(w, op, mask); break;
       case OpKind::Wgmma: execWgmma(w, op, mask); break;
       case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::WgmmaWait: case OpKind::FenceProxyAsync:
-        // Ordering only: the executor runs each wgmma to completion at issue and shared stores
-        // are seen by every later read (the PTX needs these; ThreadOps.def).
+        // The executor runs each wgmma to completion at issue and shared stores are seen by every
+        // later read; commit and wait only end the in-flight reads (execWgmma).
         if (mask != 0xffffffffu && op.kind != OpKind::FenceProxyAsync)
           fail(op, std::string(mnemonic(op.kind)) + " needs all 32 lanes of the warp active (.sync.aligned), active lanes: " +
                        laneList(mask) + where(w, __builtin_ctz(mask), op));
+        if (op.kind == OpKind::WgmmaCommit && !wgmmaOpen_[size_t(w.id)].empty())
+          wgmmaCommitted_[size_t(w.id)].push_back(std::exchange(wgmmaOpen_[size_t(w.id)], {}));
+        if (op.kind == OpKind::WgmmaWait) {
+          auto& groups = wgmmaCommitted_[size_t(w.id)];
+          const size_t keep = size_t(op.op->intAttr("pending"));
+          while (groups.size() > keep) {
+            for (uint32_t off : groups.front())
+              for (uint32_t b = 0; b < 2; ++b) --asyncReaders_[off + b];
+            groups.erase(groups.begin());
+          }
+        }
         break;
       case OpKind::CvtTf32: map1(w, op, mask, [](Slot x) { return sim::fromF(roundToTf32(sim::asF(x))); }); break;
       case OpKind::LdGlobal: execLdGlobal(w, op, mask); break;
@@ -774,10 +795,16 @@ class Executor : public sim::exec::MachineState {
     m.dtype = in;
     m.elemBytes = 2;
     sim::RaceConflict conflict;
+    if (asyncReaders_.empty()) asyncReaders_.assign(shared_.size(), 0);
+    std::vector<uint32_t>& reads = wgmmaOpen_[size_t(w.id)];
     auto element = [&](int64_t addr) {
       const uint8_t* p = sharedElement(w, op, m, Slot(addr), 0, false);
       if (opts_.detectRaces && races_.onRead(static_cast<uint32_t>(p - shared_.data()), 2, w.id * 32, op.instr, conflict))
         raceError(op, conflict);
+      const uint32_t off = static_cast<uint32_t>(p - shared_.data());
+      reads.push_back(off);
+      ++asyncReaders_[off];
+      ++asyncReaders_[off + 1];
       return double(sim::asF(sim::convertSlot(sim::loadElement(p, in), in, DType::F32)));
     };
     const int row0 = 16 * (w.id % 4);

@@ -8,6 +8,8 @@
 //   - which dots the plan puts on wgmma, why not the others, and the 1024-byte alignment.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "ir/MmaLayout.h"
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
@@ -185,6 +187,50 @@ TEST(Wgmma, ThreadIrRoundTripsAndTheVerifierChecksIt) {
   w->setAttr("a_swizzle", int64_t(128));
   w->setAttr("dtype", std::string("f32"));
   EXPECT_NE(verifyFunction(*parsed).find("dtype must be"), std::string::npos);
+}
+
+// On the GPU a wgmma reads its operands some time after it is issued, until the wgmma_wait that
+// covers it: without the wait, the next K step's staging stores overwrite what it may still read.
+// The executor says so at the store; and a warp that returns with wgmmas in flight is an error.
+TEST(Wgmma, AStoreOverAnInFlightWgmmasOperandsIsAnError) {
+  std::ostringstream err;
+  auto k = compileKernelFile(rank3::kernelFile("mma_dot"), {{"MODE", "1"}, {"BM", "64"}, {"K", "128"}}, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{4, false, nullptr, true});
+  auto dropAll = [](Function& fn, OpKind kind) {
+    std::function<void(Region&)> drop = [&](Region& r) {
+      std::erase_if(r.ops, [&](const std::unique_ptr<Op>& op) { return op->kind == kind; });
+      for (auto& op : r.ops)
+        for (auto& sub : op->regions) drop(*sub);
+    };
+    drop(fn.body);
+  };
+  {
+    Memory m = Memory::fromLaunch(k->launch);
+    EXPECT_NO_THROW(runThreadIR(*tc.threadIR, k->launch, m));
+  }
+  auto noWait = cloneFunction(*tc.threadIR);
+  dropAll(*noWait, OpKind::WgmmaWait);
+  Memory m = Memory::fromLaunch(k->launch);
+  try {
+    runThreadIR(*noWait, k->launch, m);
+    ADD_FAILURE() << "no error without wgmma_wait";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("that a wgmma still in flight reads"), std::string::npos) << e.what();
+  }
+  // One K step: no later store, but the warps return with the group in flight.
+  auto one = compileKernelFile(rank3::kernelFile("mma_dot"), {{"MODE", "1"}, {"BM", "64"}, {"K", "32"}, {"N", "32"}, {"BN", "32"}}, err);
+  ASSERT_TRUE(one) << err.str();
+  ThreadCompilation tc1 = compileToThreadIR(*one->ir, one->launch, ThreadCompileOptions{4, false, nullptr, true});
+  auto noWait1 = cloneFunction(*tc1.threadIR);
+  dropAll(*noWait1, OpKind::WgmmaWait);
+  Memory m1 = Memory::fromLaunch(one->launch);
+  try {
+    runThreadIR(*noWait1, one->launch, m1);
+    ADD_FAILURE() << "no error for a warp returning with wgmmas in flight";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("in flight"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
