@@ -466,6 +466,12 @@ int main(int argc, char** argv) {
     std::cerr << "tl-ptx: error: --gpu: " << e.what() << "\n";
     return 1;
   }
+  if (o.arch == "sm_90a" && tl::targetGpu().computeCapability != 90) {
+    std::cerr << "tl-ptx: error: --arch sm_90a is Hopper's (compute capability 9.0), but --gpu " << o.gpu << " ("
+              << tl::targetGpu().name << ") is " << tl::targetGpu().computeCapability / 10 << "."
+              << tl::targetGpu().computeCapability % 10 << "\n";
+    return 1;
+  }
 
   tl::JitCache cache(tl::JitCache::defaultRoot());
   Gpu gpu;

@@ -144,6 +144,11 @@ int main(int argc, char** argv) {
     std::cerr << "tl-sim: error: --gpu " << sim.gpu << ": " << e.what() << "\n";
     return 1;
   }
+  if (sim.wgmma && !(tl::targetGpu().wgmmaCyclesF16 > 0)) {
+    std::cerr << "tl-sim: error: --wgmma: " << sim.gpu << " (" << tl::targetGpu().name
+              << ") has no warpgroup MMAs (wgmmaCyclesF16 is 0 in its GPU file; wgmma is Hopper's, sm_90a)\n";
+    return 1;
+  }
   if (fixedRegisters > 0) {
     sim.registers = [fixedRegisters](const tl::Function&) {
       return tl::compiledRegisters(fixedRegisters, "given (--registers)");

@@ -123,5 +123,22 @@ TEST(SharedLimitCli, TlPtxCompiles96KBToDynamicSharedMemory) {
     EXPECT_NE(r.out.find("0 B smem (static; + 98304 B dynamic at launch)"), std::string::npos) << r.out;
 }
 
+// wgmma is Hopper's: tl-ptx --arch sm_90a with another GPU's file, and tl-sim --wgmma on a GPU
+// without warpgroup MMAs, are errors that say so (exit 1), before any kernel is compiled.
+TEST(SharedLimitCli, WgmmaNeedsAHopperGpu) {
+  const std::string tc = " " + std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl";
+  if (fs::exists(std::string(TL_BINARY_DIR) + "/stages/ptx/tl-ptx")) {
+    ToolRun r = run("ptx/tl-ptx", tc + " --arch sm_90a --gpu a100 --no-check");
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("--arch sm_90a is Hopper's (compute capability 9.0), but --gpu a100"), std::string::npos) << r.out;
+  }
+  if (fs::exists(std::string(TL_BINARY_DIR) + "/stages/sim/tl-sim")) {
+    ToolRun r = run("sim/tl-sim", tc + " --wgmma --gpu rtx4090");
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("--wgmma: rtx4090"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("has no warpgroup MMAs"), std::string::npos) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace tl
