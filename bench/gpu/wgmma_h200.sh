@@ -7,6 +7,7 @@
 #      bf16 against tl-block at 1024^3; t06 attention (its first dot is a wgmma); each checked by
 #      tl-ptx against tl-scalar, and once under compute-sanitizer memcheck;
 #   2. a sweep of matmul_tc at 4096^3 bf16, sm_90a, timed only (--no-check);
+#   0. sim/gpus/wgmma_probe.cu (the tensor core's wgmma rate and latency);
 #   3. the SASS of the last sweep kernel: HGMMA counts ($OUT/wgmma_sass_counts.txt).
 #   device run: bash bench/gpu/wgmma_h200.sh gpu-carry/tl-ptx.gz   (carry: gpu-carry; ~6 minutes)
 # compare.py's tensor-core rows (cuBLAS, Triton and tilelab at sm_90 and sm_90a, in one run) take
@@ -20,6 +21,13 @@ summary="$OUT/wgmma_summary.txt"
 : > "$summary"
 logs=/tmp/wgmma_logs
 rm -rf "$logs" && mkdir -p "$logs"
+# 0. sim/gpus/wgmma_probe.cu: the tensor core's cycles per 16 x 8 x 16 piece of a wgmma, and its
+#    latency (-> $OUT/h200_wgmma_probe.json; sim/gpus/h200.json's wgmmaCyclesF16 is the whitepaper's
+#    figure until this runs).
+if command -v nvcc > /dev/null; then
+  nvcc -O2 -gencode=arch=compute_90a,code=sm_90a -o /tmp/wgmma_probe sim/gpus/wgmma_probe.cu && /tmp/wgmma_probe > "$OUT/h200_wgmma_probe.json"
+  cat "$OUT/h200_wgmma_probe.json"
+fi
 K=tests/thread/kernels/mma_dot.tl
 A="--arch sm_90a --check-stage scalar"
 for m in 0 1; do
