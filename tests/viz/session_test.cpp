@@ -332,5 +332,23 @@ TEST(Session, AbandonedSessionReturnsAtOnce) {
   std::this_thread::sleep_for(std::chrono::seconds(4));  // let it end before the test binary exits
 }
 
+// --wgmma (the Controls' "warpgroup MMAs" box): the session compiles and simulates the dot as
+// warpgroup MMAs, and the thread-IR stage shows them.
+TEST(Session, WgmmaRunsTheDotAsWarpgroupMmas) {
+  SessionInputs in;
+  in.path = kernelPath("matmul_tc");
+  in.sets = {"BLOCK_M=64", "BLOCK_K=64", "a_ptr=randn((M, K), dtype=bf16, seed=1)", "b_ptr=randn((K, N), dtype=bf16, seed=2)"};
+  in.predictTimings = false;
+  in.wgmma = true;
+  auto d = runSession(in);
+  ASSERT_TRUE(d->errors.empty()) << errorsOf(*d);
+  EXPECT_EQ(d->phase, Phase::Simulated);
+  EXPECT_NE(d->stages[3].text.find("= wgmma "), std::string::npos);
+  in.wgmma = false;
+  auto m = runSession(in);
+  ASSERT_TRUE(m->errors.empty()) << errorsOf(*m);
+  EXPECT_EQ(m->stages[3].text.find("= wgmma "), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tl::viz

@@ -45,6 +45,7 @@ KernelControls::KernelControls(const AppOptions& options)
     : options_(options),
       numWarps_(options.numWarps),
       keepLayouts_(options.keepLayouts),
+      wgmma_(options.wgmma),
       gpu_(options.gpu),
       predictTimings_(options.predictTimings) {
   try {  // bounded, regular files only: tl-viz /dev/zero is an error, not an abort
@@ -72,6 +73,7 @@ SessionInputs KernelControls::inputs() const {
   in.grid = options_.grid;
   in.numWarps = numWarps_;
   in.keepLayouts = keepLayouts_;
+  in.wgmma = wgmma_;
   in.gpu = gpu_;
   in.measuredDir = options_.measuredDir;
   // --block N: keep that block's accesses (the simulator keeps the first few by default).
@@ -250,6 +252,9 @@ bool KernelControls::draw(const SessionData& data, const Progress& progress, UiS
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("--keep-layouts: no automatic convert_layout through shared memory; data moves between "
                       "threads only at trans and reductions");
+  if (ImGui::Checkbox("warpgroup MMAs (wgmma)", &wgmma_)) submit = true;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("--wgmma: f16 / bf16 dots that fit run as wgmma.mma_async (Hopper's sm_90a), as tl-ptx --arch sm_90a");
   if (ImGui::Checkbox("predict the measured shapes", &predictTimings_)) submit = true;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("simulate every size measured in compare.json (sampled) for the GPU timings panel");

@@ -40,6 +40,7 @@ class KernelControls {
   std::map<std::string, std::string> edits_;     // fields the user changed: name -> expression
   int numWarps_ = 0;                             // 0: the launch's
   bool keepLayouts_ = false;                     // --keep-layouts
+  bool wgmma_ = false;                           // --wgmma
   std::string gpu_;
   std::vector<std::string> gpus_;                // listGpus()
   bool predictTimings_ = true;

@@ -32,6 +32,7 @@ struct VizOptions {
   std::string grid;                // --grid EXPR
   int numWarps = 0;                // --num-warps (0: the launch's)
   bool keepLayouts = false;        // --keep-layouts: no automatic convert_layout (as tl-thread)
+  bool wgmma = false;              // --wgmma: dots as warpgroup MMAs where they fit (as tl-thread)
   std::string gpu = "h200";        // --gpu
   std::string measuredDir;         // --measured DIR ("": bench/results/gpu next to kernels/)
   bool predictTimings = true;      // --no-timings turns it off

@@ -316,6 +316,7 @@ class Pipeline {
     if (!guarded(file_.get(), data_->errors, "thread pipeline", [&] {
           ThreadCompileOptions to;
           to.keepLayouts = in_.keepLayouts;
+          to.wgmma = in_.wgmma;
           // The GPU whose shared-memory limit the pipeline checks. An unknown GPU is the
           // simulation step's error (reported there); the code is still compiled and shown.
           const std::vector<std::string> gpus = listGpus();
@@ -401,6 +402,7 @@ class Pipeline {
     o.sampleBlocks = in_.sampleBlocks;
     o.keepDetail = true;
     o.keepLayouts = in_.keepLayouts;
+    o.wgmma = in_.wgmma;
     if (in_.detailBlocks > 0) o.detailBlocks = std::max(o.detailBlocks, std::min(in_.detailBlocks, kMaxDetailBlocks));
     o.registers = registerSource();
     if (data_->measured) o.measured = &data_->measured->raw;
@@ -503,6 +505,7 @@ class Pipeline {
     o.timelineBlocks = 0;
     o.measured = doc;  // its registers (the driver's count) for the occupancy
     o.keepLayouts = in_.keepLayouts;
+    o.wgmma = in_.wgmma;
     try {
       SimReport r = simulateKernel(*fn, launch, o);
       row.predictedMs = r.json["timing"]["time_us"].get<double>() / 1000.0;

@@ -55,6 +55,7 @@ struct SessionInputs {
   std::string grid;                         // as tl-* --grid EXPR ("": the launch's)
   int numWarps = 0;                         // 0: the launch's
   bool keepLayouts = false;                 // as tl-thread --keep-layouts
+  bool wgmma = false;                       // as tl-thread --wgmma
   std::string gpu = "h200";                 // sim/gpus/<key>.json
   std::string measuredDir;                  // --measured DIR (tl-ptx results files); "": bench/results/gpu next to kernels/
   int64_t sampleBlocks = 0;                 // tl-sim --sample-blocks (0: its default budget)
