@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include "sim/Banks.h"
 #include "sim/Coalescing.h"
@@ -152,7 +153,8 @@ class Converter {
 
   std::vector<TimedInstr> convert(const WarpTrace& trace) {
     prod_.assign(ids_.size(), {});
-    inFlightWgmma_.clear();
+    openWgmma_.clear();
+    committedWgmma_.clear();
     known_.assign(ids_.size(), 0);
     std::vector<TimedInstr> out;
     out.reserve(trace.entries.size());
@@ -175,7 +177,8 @@ class Converter {
   std::unordered_map<int32_t, const InstrMemStats*> stats_;
   double storeDramRatio_ = 1.0;
   std::vector<Producers> prod_;
-  Producers inFlightWgmma_;  // wgmmas issued since the last wgmma_wait
+  Producers openWgmma_;                   // wgmmas issued since the last wgmma_commit
+  std::vector<Producers> committedWgmma_;  // committed groups not yet waited for, oldest first
   std::vector<char> known_;  // per value: known at compile time (constants, reg_index, and ops on them)
 
   Producers& of(const Value* v) { return prod_[size_t(ids_.at(v))]; }
@@ -317,16 +320,24 @@ class Converter {
         // Its result is ready once the pipe has done all N/8 pieces, plus the mma latency.
         TimedInstr& t = emit(out, op, e.instr, TimedKind::Tensor, 1, busy + std::max(1, gpu_.mmaLatencyCycles), operandDeps(op));
         t.pipeCycles = busy;
-        inFlightWgmma_.push_back(int32_t(out.size() - 1));
+        openWgmma_.push_back(int32_t(out.size() - 1));
         return;
       }
-      case OpKind::WgmmaWait: {  // waits for the wgmmas issued before it (pending 0: all of them)
+      case OpKind::WgmmaCommit:
+        if (!openWgmma_.empty()) committedWgmma_.push_back(std::exchange(openWgmma_, {}));
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
+        return;
+      case OpKind::WgmmaWait: {  // waits for the committed groups but the newest `pending`
         Producers deps;
-        std::swap(deps, inFlightWgmma_);
+        const size_t keep = size_t(op.intAttr("pending"));
+        while (committedWgmma_.size() > keep) {
+          addAll(deps, committedWgmma_.front());
+          committedWgmma_.erase(committedWgmma_.begin());
+        }
         emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, deps);
         return;
       }
-      case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::FenceProxyAsync:
+      case OpKind::WgmmaFence: case OpKind::FenceProxyAsync:
         emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
         return;
       case OpKind::ShflXor: case OpKind::ShflIdx: {
