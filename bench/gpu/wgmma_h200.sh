@@ -74,7 +74,7 @@ done
 cat "$sweep"
 if command -v cuobjdump > /dev/null && [ -f out/ptx/matmul_tc.ptx ]; then  # the last sweep kernel's SASS
   ptxas -arch=sm_90a out/ptx/matmul_tc.ptx -o /tmp/wgmma.cubin && cuobjdump -sass /tmp/wgmma.cubin |
-    grep -oE "HGMMA\.[A-Z0-9.]+|HMMA\.[A-Z0-9.]+|WARPGROUP\.[A-Z]+" | sort | uniq -c > "$OUT/wgmma_sass_counts.txt"
+    grep -oE "HGMMA\.[A-Za-z0-9.]+|HMMA\.[A-Za-z0-9.]+|WARPGROUP\.[A-Z]+" | sort | uniq -c > "$OUT/wgmma_sass_counts.txt"
   cat "$OUT/wgmma_sass_counts.txt"
 fi
 tar czf "$OUT/wgmma_logs.tgz" -C /tmp wgmma_logs
