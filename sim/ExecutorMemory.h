@@ -129,6 +129,19 @@ class MachineState {
   std::vector<std::vector<uint32_t>> wgmmaOpen_;
   std::vector<std::vector<std::vector<uint32_t>>> wgmmaCommitted_;
   std::vector<uint16_t> asyncReaders_;
+  // cp_async copies in flight (ThreadOps.def): per warp, the copies since its last commit and
+  // its committed groups (oldest first), each copy's bytes read from global memory at issue;
+  // per shared byte how many copies will still write it. They land at the cp_async_wait that
+  // covers their group; reading or storing such a byte before then is an error.
+  struct AsyncCopy {
+    uint32_t off = 0;  // shared byte offset
+    uint8_t bytes = 0;
+    int thread = 0;
+    uint8_t data[16] = {};
+  };
+  std::vector<std::vector<AsyncCopy>> copiesOpen_;
+  std::vector<std::vector<std::vector<AsyncCopy>>> copiesCommitted_;
+  std::vector<uint16_t> asyncWriters_;
   sim::RaceDetector races_;
   sim::WriteConflictDetector conflicts_;
   sim::GlobalRaceDetector programRaces_;  // races between programs (ExecOptions::detectRaces)
@@ -565,6 +578,7 @@ class MachineState {
           const uint8_t* p = sharedElement(w, op, m, m.addr[i + e], l, false);
           if (opts_.detectRaces && races_.onRead(static_cast<uint32_t>(p - shared_.data()), m.elemBytes, w.id * 32 + l, op.instr, conflict))
             raceError(op, conflict);
+          checkNoCopyLands(w, op, l, uint32_t(p - shared_.data()), m.elemBytes, "ld_shared reads");
           out[i + e] = sim::loadElement(p, m.dtype);
         }
       }
@@ -597,6 +611,7 @@ class MachineState {
         const uint8_t* p = sharedElement(w, op, m, addr[l], l, false);
         if (opts_.detectRaces && races_.onRead(static_cast<uint32_t>(p - shared_.data()), 16, w.id * 32 + l, op.instr, conflict))
           raceError(op, conflict);
+        checkNoCopyLands(w, op, l, uint32_t(p - shared_.data()), 16, "ldmatrix reads");
         noteAccess(rec, q, l, addr[l]);
         row[size_t(q) * 8 + size_t(r)] = p;
       }
@@ -633,12 +648,102 @@ class MachineState {
               if (asyncReaders_[size_t(p - shared_.data()) + b])
                 fail(op, "st_shared overwrites shared memory (byte offset " + std::to_string(p - shared_.data() + b) +
                              ") that a wgmma still in flight reads: no wgmma_wait since that wgmma was issued" + where(w, l, op));
+          checkNoCopyLands(w, op, l, uint32_t(p - shared_.data()), m.elemBytes, "st_shared overwrites");
           pending_.push_back({p, m.value[i + e]});
         }
       }
     });
     for (const PendingWrite& p : pending_) sim::storeElement(p.dst, m.dtype, p.value);
     endRecords(rec);
+  }
+
+  // A byte some cp_async has not yet written (its group not waited for) may not be touched.
+  void checkNoCopyLands(const Warp& w, const COp& op, int lane, uint32_t off, uint32_t bytes, const char* what) {
+    if (asyncWriters_.empty()) return;
+    for (uint32_t b = 0; b < bytes; ++b)
+      if (asyncWriters_[off + b])
+        fail(op, std::string(what) + " shared memory (byte offset " + std::to_string(off + b) +
+                     ") that a cp_async has not finished writing: no cp_async_wait covering its group (and a barrier, "
+                     "for another thread's copy) since it was issued" + where(w, lane, op));
+  }
+
+  // cp_async: each group of `vec` registers, its source read now (bounds, alignment, the memory
+  // records of a global load), its bytes held until the cp_async_wait that covers its group. A
+  // masked-off group reads nothing and will write zeros. Lanes in lane order.
+  void execCpAsync(Warp& w, const COp& op, uint32_t mask) {
+    MemOperands m;
+    m.addr = &w.regs[op.in[1].off];
+    if (op.in.size() > 2) m.mask = &w.regs[op.in[2].off];
+    m.n = op.in[1].n;
+    m.vec = static_cast<uint32_t>(op.attr);
+    m.dtype = op.in[1].dtype;
+    m.elemBytes = static_cast<uint32_t>(dtypeBytes(m.dtype));
+    MemOperands d = m;  // the shared destinations
+    d.addr = &w.regs[op.in[0].off];
+    d.mask = nullptr;
+    d.elemBytes = m.vec * m.elemBytes;
+    d.vec = 1;
+    if (asyncWriters_.empty()) asyncWriters_.assign(shared_.size(), 0);
+    if (asyncReaders_.empty()) asyncReaders_.assign(shared_.size(), 0);
+    const size_t rec = beginRecords(w, op, m, MemSpace::Global, false);
+    std::vector<AsyncCopy>& open = copiesOpen_[size_t(w.id)];
+    forLanes(mask, [&](int l) {
+      for (uint32_t g = 0; g < m.n / m.vec; ++g) {
+        const uint32_t i = static_cast<uint32_t>(l) * m.n + g * m.vec;
+        const uint32_t on = groupOn(m, i);
+        if (on != 0 && on != (1u << m.vec) - 1)
+          fail(op, "cp_async group with some elements masked off (internal compiler error): the group's mask must agree" +
+                       where(w, l, op) + ", register " + std::to_string(i % m.n));
+        AsyncCopy c;
+        c.bytes = static_cast<uint8_t>(d.elemBytes);
+        c.thread = w.id * 32 + l;
+        uint8_t* dst = sharedElement(w, op, d, d.addr[i], l, true);
+        c.off = static_cast<uint32_t>(dst - shared_.data());
+        if (c.off % c.bytes)
+          fail(op, "cp_async destination byte offset " + std::to_string(c.off) + " is not a multiple of its " +
+                       std::to_string(c.bytes) + " bytes" + where(w, l, op));
+        for (uint32_t b = 0; b < c.bytes; ++b) {
+          if (asyncReaders_[c.off + b])
+            fail(op, "cp_async overwrites shared memory (byte offset " + std::to_string(c.off + b) +
+                         ") that a wgmma still in flight reads: no wgmma_wait since that wgmma was issued" + where(w, l, op));
+          if (asyncWriters_[c.off + b])
+            fail(op, "cp_async writes shared memory (byte offset " + std::to_string(c.off + b) +
+                         ") that an earlier cp_async has not finished writing" + where(w, l, op));
+        }
+        if (on) {
+          const Slot* addr = checkGroup(w, op, m, i, l, false);
+          noteAccess(rec, g, l, addr[0]);
+          for (uint32_t e = 0; e < m.vec; ++e) {
+            const uint8_t* p = globalElement(w, op, m, addr[e], l, false);
+            if (globalChecks_) checkGlobal(w, op, addr[e], l, sim::GlobalAccessKind::Read);
+            std::copy(p, p + m.elemBytes, c.data + e * m.elemBytes);
+          }
+        }
+        for (uint32_t b = 0; b < c.bytes; ++b) ++asyncWriters_[c.off + b];
+        open.push_back(c);
+      }
+    });
+    endRecords(rec);
+  }
+
+  // cp_async_commit / cp_async_wait {pending}: the warp's copies since the last commit become a
+  // group; a wait lands every committed group but the newest `pending` (in issue order).
+  void execCpAsyncSync(Warp& w, const COp& op) {
+    auto& groups = copiesCommitted_[size_t(w.id)];
+    if (op.kind == OpKind::CpAsyncCommit) {
+      groups.push_back(std::exchange(copiesOpen_[size_t(w.id)], {}));
+      return;
+    }
+    const size_t keep = static_cast<size_t>(op.attr);
+    sim::RaceConflict conflict;
+    while (groups.size() > keep) {
+      for (const AsyncCopy& c : groups.front()) {
+        if (opts_.detectRaces && races_.onWrite(c.off, c.bytes, c.thread, op.instr, conflict)) raceError(op, conflict);
+        std::copy(c.data, c.data + c.bytes, shared_.data() + c.off);
+        for (uint32_t b = 0; b < c.bytes; ++b) --asyncWriters_[c.off + b];
+      }
+      groups.erase(groups.begin());
+    }
   }
 };
 

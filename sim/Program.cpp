@@ -93,9 +93,10 @@ class Compiler {
 
   static void decodeAttrs(const Op& op, COp& c) {
     switch (op.kind) {
-      case OpKind::LdGlobal: case OpKind::StGlobal: case OpKind::LdShared: case OpKind::StShared:
+      case OpKind::LdGlobal: case OpKind::StGlobal: case OpKind::LdShared: case OpKind::StShared: case OpKind::CpAsync:
         c.attr = op.intAttr("vec");
         break;
+      case OpKind::CpAsyncWait: c.attr = op.intAttr("pending"); break;
       case OpKind::ShflXor: c.attr = op.intAttr("offset"); break;
       case OpKind::Ldmatrix: c.attr = op.intAttr("count") | op.intAttr("trans") << 8; break;
       case OpKind::Extract: c.attr = op.intAttr("index"); break;

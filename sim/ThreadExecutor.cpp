@@ -39,6 +39,10 @@
 //     input's low 13 mantissa bits are ignored, as the hardware does (cvt_tf32 rounds first).
 //     The hardware's internal order and truncation are not documented: D may differ from the
 //     GPU's in the last bits.
+//   - cp_async reads its global bytes at issue and holds them; they land in shared memory at
+//     the cp_async_wait that covers their group (per warp, in commit order). Touching those
+//     bytes before then, or returning with copies in flight, is a RuntimeError, so a pipeline
+//     that waits too little fails here instead of reading stale data by luck.
 //   - Shared memory is per block, filled with 0xFF bytes at the start of every block ("poison":
 //     an f32 read before any write gives NaN, an i32 gives -1), so reading uninitialized shared
 //     memory shows up as wrong results instead of passing by luck with zeros.
@@ -199,7 +203,10 @@ class Executor : public sim::exec::MachineState {
     std::fill(shared_.begin(), shared_.end(), uint8_t(0xFF));
     wgmmaOpen_.assign(warps_.size(), {});
     wgmmaCommitted_.assign(warps_.size(), {});
+    copiesOpen_.assign(warps_.size(), {});
+    copiesCommitted_.assign(warps_.size(), {});
     if (!asyncReaders_.empty()) std::fill(asyncReaders_.begin(), asyncReaders_.end(), uint16_t(0));
+    if (!asyncWriters_.empty()) std::fill(asyncWriters_.begin(), asyncWriters_.end(), uint16_t(0));
     if (opts_.detectRaces) races_.newEpoch();
     conflicts_.beginBlock(numWarps_, prog_->instructions.size());
     if (opts_.traceWarps) {
@@ -222,6 +229,10 @@ class Executor : public sim::exec::MachineState {
           if (!wgmmaOpen_[size_t(w.id)].empty() || !wgmmaCommitted_[size_t(w.id)].empty())
             throw IRError(fn_.loc, "warp " + std::to_string(w.id) + " of " + blockStr() +
                                        " returned with wgmmas in flight (no wgmma_commit and wgmma_wait after them)");
+        for (const Warp& w : warps_)
+          if (!copiesOpen_[size_t(w.id)].empty() || !copiesCommitted_[size_t(w.id)].empty())
+            throw IRError(fn_.loc, "warp " + std::to_string(w.id) + " of " + blockStr() +
+                                       " returned with cp_async copies in flight (no cp_async_commit and cp_async_wait after them)");
         return;
       }
       if (done)
@@ -612,6 +623,8 @@ class Executor : public sim::exec::MachineState {
       case OpKind::LdShared: execLdShared(w, op, mask); break;
       case OpKind::Ldmatrix: execLdmatrix(w, op, mask); break;
       case OpKind::StShared: execStShared(w, op, mask); break;
+      case OpKind::CpAsync: execCpAsync(w, op, mask); break;
+      case OpKind::CpAsyncCommit: case OpKind::CpAsyncWait: execCpAsyncSync(w, op); break;
       default:
         throw IRError(op.op->loc, std::string("the thread executor cannot run '") + mnemonic(op.kind) + "' here");
     }
@@ -801,6 +814,7 @@ class Executor : public sim::exec::MachineState {
       const uint8_t* p = sharedElement(w, op, m, Slot(addr), 0, false);
       if (opts_.detectRaces && races_.onRead(static_cast<uint32_t>(p - shared_.data()), 2, w.id * 32, op.instr, conflict))
         raceError(op, conflict);
+      checkNoCopyLands(w, op, 0, static_cast<uint32_t>(p - shared_.data()), 2, "wgmma reads");
       const uint32_t off = static_cast<uint32_t>(p - shared_.data());
       reads.push_back(off);
       ++asyncReaders_[off];

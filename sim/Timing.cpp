@@ -155,6 +155,8 @@ class Converter {
     prod_.assign(ids_.size(), {});
     openWgmma_.clear();
     committedWgmma_.clear();
+    openCopies_.clear();
+    committedCopies_.clear();
     known_.assign(ids_.size(), 0);
     std::vector<TimedInstr> out;
     out.reserve(trace.entries.size());
@@ -179,6 +181,8 @@ class Converter {
   std::vector<Producers> prod_;
   Producers openWgmma_;                   // wgmmas issued since the last wgmma_commit
   std::vector<Producers> committedWgmma_;  // committed groups not yet waited for, oldest first
+  Producers openCopies_;                   // cp_asyncs issued since the last cp_async_commit
+  std::vector<Producers> committedCopies_;  // their committed groups not yet waited for
   std::vector<char> known_;  // per value: known at compile time (constants, reg_index, and ops on them)
 
   Producers& of(const Value* v) { return prod_[size_t(ids_.at(v))]; }
@@ -306,6 +310,24 @@ class Converter {
       case OpKind::LdShared: case OpKind::StShared: case OpKind::Ldmatrix:
         sharedAccess(op, e, out);
         return;
+      case OpKind::CpAsync:  // a global load whose data goes to shared memory, not to registers
+        globalAccess(op, e, out);
+        openCopies_.push_back(int32_t(out.size() - 1));
+        return;
+      case OpKind::CpAsyncCommit:
+        committedCopies_.push_back(std::exchange(openCopies_, {}));
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
+        return;
+      case OpKind::CpAsyncWait: {  // waits for the committed copy groups but the newest `pending`
+        Producers deps;
+        const size_t keep = size_t(op.intAttr("pending"));
+        while (committedCopies_.size() > keep) {
+          addAll(deps, committedCopies_.front());
+          committedCopies_.erase(committedCopies_.begin());
+        }
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, deps);
+        return;
+      }
       case OpKind::Mma: {  // the sub-partition's tensor core (sim/Gpu.h's mma figures)
         const DType d = op.operand(0)->type.dtype;
         const double c = d == DType::F32 ? gpu_.mmaCyclesTf32 : isFp8(d) ? gpu_.mmaCyclesFp8 : gpu_.mmaCyclesF16;

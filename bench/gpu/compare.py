@@ -209,6 +209,8 @@ def main():
     ap.add_argument("--table", default="compare.md")
     ap.add_argument("--results-dir", default="/tmp/tl-results")
     ap.add_argument("--only", default="", help="comma list: add,softmax,layernorm,matmul,tensor,attention")
+    ap.add_argument("--tensor-cases", default="bf16:4096,bf16:8192,f16:4096,f16:8192,f32:4096,f8e4m3:4096",
+                    help="the tensor rows to run, dtype:size")
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else {"add", "softmax", "layernorm", "matmul"}
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -291,17 +293,17 @@ def main():
         # Tensor cores (issue 13): kernels/matmul_tc.tl against cuBLAS (torch.matmul; fp8:
         # torch._scaled_mm) and the same algorithm in Triton, each at its best of a few tile
         # configurations. Both pipeline with num_stages: Triton with cp.async / TMA rings in shared
-        # memory, tilelab one iteration ahead in registers (ir/PipelineLoads.cpp).
-        # tilelab: the best of bench/results/gpu/pipeline_h200.txt's sweep (bf16 4096^3), and the
-        # best unpipelined one of bench/results/gpu/mma_sweep_h200.txt.
-        # The sm_90a rows run f16 / bf16 dots as warpgroup MMAs (wgmma; other dtypes stay mma.sync).
-        tl_cfgs = [(128, 128, 32, 4, 1, "sm_90"), (128, 128, 32, 8, 2, "sm_90"), (128, 128, 32, 4, 2, "sm_90"),
-                   (128, 256, 32, 8, 2, "sm_90"), (128, 128, 64, 8, 2, "sm_90a"), (128, 256, 64, 8, 2, "sm_90a"),
-                   (128, 128, 64, 4, 2, "sm_90a"), (128, 256, 32, 8, 2, "sm_90a")]
+        # memory, tilelab with cp.async rings for f16 / bf16 (stages/thread/LowerRing.cpp,
+        # num_stages - 1 iterations ahead) and one iteration ahead in registers for the other
+        # dtypes. The sm_90a rows run f16 / bf16 dots as warpgroup MMAs (wgmma; other dtypes stay
+        # mma.sync).
+        tl_cfgs = [(128, 128, 32, 8, 2, "sm_90"), (128, 256, 32, 8, 3, "sm_90"), (128, 128, 64, 4, 4, "sm_90"),
+                   (128, 256, 64, 8, 2, "sm_90a"), (128, 256, 64, 8, 3, "sm_90a"), (128, 128, 64, 8, 4, "sm_90a"),
+                   (128, 128, 64, 4, 4, "sm_90a"), (256, 128, 64, 8, 3, "sm_90a")]
         tri_cfgs = [(128, 256, 64, 8, 3), (128, 128, 32, 4, 4)]
         names = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.float8_e4m3fn: "f8e4m3"}
-        cases = [(torch.bfloat16, 4096), (torch.bfloat16, 8192), (torch.float16, 4096), (torch.float16, 8192),
-                 (torch.float32, 4096), (torch.float8_e4m3fn, 4096)]
+        by_name = {v: k for k, v in names.items()}
+        cases = [(by_name[c.split(":")[0]], int(c.split(":")[1])) for c in args.tensor_cases.split(",")]
         for dt, n in cases:
             a = torch.randn(n, n, device=dev).to(dt)
             b = torch.randn(n, n, device=dev).to(dt)

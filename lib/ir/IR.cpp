@@ -100,6 +100,9 @@ bool hasSideEffects(const Op& op) {
     case OpKind::WgmmaCommit:
     case OpKind::WgmmaWait:
     case OpKind::FenceProxyAsync:
+    case OpKind::CpAsync:
+    case OpKind::CpAsyncCommit:
+    case OpKind::CpAsyncWait:
     case OpKind::Yield:
     case OpKind::Return:
     case OpKind::Condition:

@@ -1,4 +1,4 @@
-// pipeline-loads: software pipelining of a loop's loads, one iteration ahead (num_stages).
+// pipeline-loads: software pipelining of a loop's loads, issued iterations ahead (num_stages).
 //
 // Expects: verified block IR. Loops to pipeline carry the attribute num_stages >= 2: tl.range's
 // hint, or the launch's num_stages, which the front end puts on every loop with a dot in its body.
@@ -7,18 +7,23 @@
 // moved earlier could pass), every load at the top level of the body whose pointer, mask and
 // `other` are computed from the loop variable, the carried values and values from outside the
 // loop by leaf, shape and elementwise ops only (no load, nothing with a region), and depend on the
-// loop variable or a carried value, becomes a carried value:
-//   1. before the loop: the load of the first iteration (loop variable lo, carried values their
-//      inits), masked by lo < hi (a loop that runs no iteration reads nothing);
-//   2. at the top of the body: the load of the next iteration (loop variable iv + step, carried
-//      values this iteration's yielded ones, whose pure computations are moved up to it), masked
-//      by iv + step < hi (> for a negative step), yielded to the next iteration;
-//   3. the body reads the carried value where it read the load, and the load goes.
-// So iteration i+1's global loads are in flight while iteration i computes (a GPU issues the
-// loads and only waits at the first use). The loop gains one result per load, never used (DCE
-// keeps it: the body reads the carried value). The loop's attribute pipelined_loads says how
-// many loads were moved. num_stages > 2 is run as 2: one iteration ahead, in registers; a ring
-// of num_stages - 1 shared-memory buffers filled by cp.async is not built (docs/performance.md).
+// loop variable or a carried value, is issued A iterations ahead: A = num_stages - 1 for a load
+// whose only uses are operand a or b of a dot of 16-bit floats (on tensor cores, where the thread
+// lowering copies it into a ring of shared-memory slots, stages/thread/LowerRing.cpp), else 1.
+// The load becomes A carried values:
+//   1. before the loop: the loads of iterations 0 .. A-1 (loop variable lo + s step, the
+//      carried values as s iterations' yields make them, cloned), each masked by its
+//      iteration's lo + s step < hi (a loop that runs fewer iterations reads nothing more),
+//      iteration by iteration;
+//   2. at the top of the body: the load of iteration i + A (loop variable iv + A step, carried
+//      values A yields on, whose pure computations are moved up to it or cloned), masked by
+//      iv + A step < hi (> for a negative step);
+//   3. the body reads the first carried value where it read the load, yields the second ..
+//      the A-th, and last the new load; the load goes.
+// So the next iterations' global loads are in flight while iteration i computes (a GPU issues the
+// loads and only waits at the first use). The loop gains A results per load, never used (DCE
+// keeps them: the body reads the carried values). The loop's attribute pipelined_loads says how
+// many loads were moved.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -71,39 +76,67 @@ class LoopPipeliner {
     if (loads.empty()) return false;
 
     hoistNextValues(loads);
+    const int64_t S = std::get<int64_t>(*stages);
+    std::vector<int64_t> ahead;  // per load: how many iterations ahead it is issued
+    int64_t maxAhead = 1;
+    for (const Op* l : loads) {
+      ahead.push_back(feedsTensorCoreDot(*l) ? S - 1 : 1);
+      maxAhead = std::max(maxAhead, ahead.back());
+    }
     Region& outer = *loop_.parent;
     size_t at = 0;
     while (outer.ops[at].get() != &loop_) ++at;
 
-    // 1. the first iteration's loads, before the loop.
+    // 1. the first iterations' loads, before the loop: iteration s (s = 0 .. ahead - 1) with the
+    // loop variable lo + s step and the carried values as the yields of s iterations make them.
     Builder pre;
     pre.setInsertionPoint(&outer, at);
     pre.setLoc(loop_.loc);
-    Value* runsAtAll = pre.cmp(step->i > 0 ? "lt" : "gt", loop_.operand(0), loop_.operand(1));
+    std::vector<std::vector<Value*>> firstLoads(loads.size());
     std::unordered_map<const Value*, Value*> first{{body_.arg(0), loop_.operand(0)}};
     for (size_t j = 1; j < body_.args.size(); ++j) first[body_.arg(j)] = loop_.operand(j + 2);
-    std::vector<Value*> firstLoads;
-    for (Op* l : loads) firstLoads.push_back(cloneLoad(pre, *l, first, runsAtAll));
+    for (int64_t s = 0; s < maxAhead; ++s) {
+      if (s > 0) {
+        first = advance(pre, first);
+        first[body_.arg(0)] = pre.binary(OpKind::Add, first.at(body_.arg(0)), loop_.operand(2));
+      }
+      Value* runs = pre.cmp(step->i > 0 ? "lt" : "gt", first.at(body_.arg(0)), loop_.operand(1));
+      for (size_t k = 0; k < loads.size(); ++k)
+        if (s < ahead[k]) firstLoads[k].push_back(cloneLoad(pre, *loads[k], first, runs));
+    }
 
-    // 2. the next iteration's loads, at the top of the body after the hoisted values.
+    // 2. the loads of iteration i + ahead, at the top of the body after the hoisted values.
     Builder in;
     in.setInsertionPoint(&body_, hoisted_);
     in.setLoc(loop_.loc);
-    Value* ivNext = in.binary(OpKind::Add, body_.arg(0), loop_.operand(2));
-    Value* hasNext = in.cmp(step->i > 0 ? "lt" : "gt", ivNext, loop_.operand(1));
-    std::unordered_map<const Value*, Value*> next{{body_.arg(0), ivNext}};
-    for (size_t j = 1; j < body_.args.size(); ++j) next[body_.arg(j)] = yield_.operand(j - 1);
-    std::vector<Value*> nextLoads;
-    for (Op* l : loads) nextLoads.push_back(cloneLoad(in, *l, next, hasNext));
+    std::vector<Value*> nextLoads(loads.size());
+    std::unordered_map<const Value*, Value*> next{{body_.arg(0), body_.arg(0)}};
+    for (size_t j = 1; j < body_.args.size(); ++j) next[body_.arg(j)] = body_.arg(j);
+    for (int64_t s = 1; s <= maxAhead; ++s) {
+      if (s == 1) {
+        for (size_t j = 1; j < body_.args.size(); ++j) next[body_.arg(j)] = yield_.operand(j - 1);
+      } else {
+        next = advance(in, next);
+      }
+      next[body_.arg(0)] = in.binary(OpKind::Add, next.at(body_.arg(0)), loop_.operand(2));
+      Value* has = in.cmp(step->i > 0 ? "lt" : "gt", next.at(body_.arg(0)), loop_.operand(1));
+      for (size_t k = 0; k < loads.size(); ++k)
+        if (s == ahead[k]) nextLoads[k] = cloneLoad(in, *loads[k], next, has);
+    }
 
-    // 3. carried: the body reads the carried value, the loop yields the next one.
+    // 3. carried: a load issued `ahead` iterations early is `ahead` carried values, the first
+    // read by the body; each yields the next, the last the new load.
     DeferredEdits edits;
     for (size_t k = 0; k < loads.size(); ++k) {
-      Value* carried = body_.addArg(loads[k]->result()->type, loads[k]->result()->name);
-      loop_.operands.push_back(firstLoads[k]);
-      loop_.addResult(loads[k]->result()->type, loads[k]->result()->name);
+      std::vector<Value*> chain;
+      for (int64_t s = 0; s < ahead[k]; ++s) {
+        chain.push_back(body_.addArg(loads[k]->result()->type, loads[k]->result()->name));
+        loop_.operands.push_back(firstLoads[k][size_t(s)]);
+        loop_.addResult(loads[k]->result()->type, loads[k]->result()->name);
+      }
+      for (int64_t s = 1; s < ahead[k]; ++s) yield_.operands.push_back(chain[size_t(s)]);
       yield_.operands.push_back(nextLoads[k]);
-      edits.replaceOp(*loads[k], carried);
+      edits.replaceOp(*loads[k], chain[0]);
     }
     walk(body_, [&](Op& op) { edits.remapOperands(op); });
     edits.compact(body_);
@@ -112,6 +145,34 @@ class LoopPipeliner {
   }
 
  private:
+  // Each use of the load is a or b of a dot with 16-bit float operands (on tensor cores, where
+  // the thread lowering can copy such a load straight to shared memory, LowerRing.cpp).
+  bool feedsTensorCoreDot(const Op& load) const {
+    bool any = false, other = false;
+    const Value* v = load.result();
+    walk(loop_.region(0), [&](Op& op) {
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        if (op.operand(i) != v) continue;
+        const bool dotOperand = op.kind == OpKind::Dot && i < 2 && op.parent == &body_;
+        const DType d = v->type.dtype;
+        if (dotOperand && (d == DType::F16 || d == DType::BF16)) any = true;
+        else other = true;
+      }
+    });
+    return any && !other;
+  }
+
+  // The carried values one iteration on: each body argument the loads read mapped through its
+  // yield (pure ops, cloned at `b` over `map`); the loop variable is left to the caller.
+  std::unordered_map<const Value*, Value*> advance(Builder& b, std::unordered_map<const Value*, Value*> map) {
+    std::unordered_map<const Value*, Value*> out{{body_.arg(0), map.at(body_.arg(0))}};
+    for (const Value* a : readArgs_)
+      if (a != body_.arg(0)) out[a] = cloneValue(b, yield_.operand(a->index - 1), map);
+    for (size_t j = 1; j < body_.args.size(); ++j)
+      if (!out.count(body_.arg(j))) out[body_.arg(j)] = map.at(body_.arg(j));  // not read by a load: unchanged
+    return out;
+  }
+
   // A body value computable from the loop variable, carried values and outside values by pure
   // ops; `varies` is set when it depends on the loop variable or a carried value. Memoized: the
   // operands form a DAG, which a plain recursion could walk exponentially often.
@@ -178,7 +239,7 @@ class LoopPipeliner {
   // Moves the ops computing the next values of the carried values the loads read to the top of
   // the body, in their order (pure ops over the body's arguments: moving them up is exact).
   void hoistNextValues(const std::vector<Op*>& loads) {
-    std::unordered_set<const Value*> args;
+    std::unordered_set<const Value*>& args = readArgs_;
     visited_.clear();
     for (const Op* l : loads)
       for (const Value* o : l->operands) argsReadBy(o, args);
@@ -226,6 +287,7 @@ class LoopPipeliner {
   Op& yield_;
   std::unordered_map<const Value*, std::pair<bool, bool>> pureMemo_;  // pure(v), and whether it varies
   std::unordered_set<const Value*> visited_;                         // one argsReadBy walk's values
+  std::unordered_set<const Value*> readArgs_;                        // the body arguments the loads read
   size_t hoisted_ = 0;
 };
 

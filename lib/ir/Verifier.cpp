@@ -209,9 +209,24 @@ void verifyThreadOp(const Op& op, Check& c) {
     case OpKind::WgmmaWait:
       if (c.operands(0, 0) && c.results(0)) c.intAttrIn("pending", 0, 7);
       break;
-    case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::FenceProxyAsync:
+    case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::FenceProxyAsync: case OpKind::CpAsyncCommit:
       if (c.operands(0, 0)) c.results(0);
       break;
+    case OpKind::CpAsyncWait:
+      if (c.operands(0, 0) && c.results(0)) c.intAttrIn("pending", 0, 63);
+      break;
+    case OpKind::CpAsync: {
+      if (!(c.operands(2, 3) && c.results(0))) break;
+      if (opd(0).isPtr || opd(0).dtype != DType::I32) { c.fail("destinations must be i32 shared byte offsets, got " + str(opd(0))); break; }
+      if (!opd(1).isPtr) { c.fail("sources must be pointers, got " + str(opd(1))); break; }
+      Type elem = opd(1);
+      elem.isPtr = false;
+      if (!c.sameShape(opd(0), opd(1), "destination/source") || !vecAttr(elem)) break;
+      const int64_t bytes = op.intAttr("vec") * dtypeBytes(elem.dtype);
+      if (bytes != 4 && bytes != 8 && bytes != 16) { c.fail("vec x element bytes must be 4, 8 or 16 (cp.async's sizes), got " + std::to_string(bytes)); break; }
+      if (op.numOperands() == 3 && c.isMask(opd(2))) c.sameShape(opd(2), opd(1), "mask/source");
+      break;
+    }
     case OpKind::Ldmatrix: {
       if (!(c.operands(1, 1) && c.results(1) && c.intAttrIn("count", 1, 4) && c.intAttrIn("trans", 0, 1))) break;
       const int64_t count = op.intAttr("count");

@@ -303,6 +303,41 @@ void KernelEmitter::emitAtom(const Op& op) {
   set(op.result(), join(out, op.result()->type));
 }
 
+// cp_async, per group of `vec` registers (cp.async.cg for 16 bytes, which goes around L1, .ca
+// for 4 and 8):
+//   cp.async.cg.shared.global [$0], [$1], 16, $2;
+// with $2, the source size, 16 where the group's mask (its first register's) is on and 0 where
+// it is off (nothing read, zeros written). cp_async_commit / cp_async_wait: cp.async.commit_group,
+// cp.async.wait_group N. All ordered with the memory accesses around them (~{memory}).
+void KernelEmitter::emitCpAsync(const Op& op) {
+  llvm::Type* i32 = b_.getInt32Ty();
+  if (op.kind != OpKind::CpAsync) {
+    const std::string text = op.kind == OpKind::CpAsyncCommit
+                                 ? std::string("cp.async.commit_group;")
+                                 : "cp.async.wait_group " + std::to_string(op.intAttr("pending")) + ";";
+    auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getVoidTy(), {}, false), text, "~{memory}", true);
+    b_.CreateCall(asmFn, {});
+    return;
+  }
+  const DType d = op.operand(1)->type.dtype;
+  const unsigned vec = vecAttr(op);
+  const int64_t bytes = int64_t(vec) * dtypeBytes(d);
+  std::vector<llvm::Value*> dsts = regs(get(op.operand(0)));
+  std::vector<llvm::Value*> srcs = regs(get(op.operand(1)));
+  std::vector<llvm::Value*> mask;
+  if (op.numOperands() > 2) mask = regs(get(op.operand(2)));
+  const std::string text = std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") + ".shared.global [$0], [$1], " +
+                           std::to_string(bytes) + ", $2;";
+  for (size_t g = 0; g < srcs.size(); g += vec) {
+    llvm::Value* dst = b_.CreatePtrToInt(sharedAddress(op, dsts[g]), i32);
+    llvm::Value* size = b_.getInt32(uint32_t(bytes));
+    if (!mask.empty()) size = b_.CreateSelect(mask[g], size, b_.getInt32(0));
+    auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getVoidTy(), {i32, srcs[g]->getType(), i32}, false), text,
+                                       "r,l,r,~{memory}", /*sideEffects=*/true);
+    b_.CreateCall(asmFn, {dst, srcs[g], size});
+  }
+}
+
 llvm::Value* KernelEmitter::sharedAddress(const Op& op, llvm::Value* byteOffset) {
   if (!shared_) fail(op, "the function uses shared memory but declares shared_bytes(0)");
   return b_.CreateGEP(b_.getInt8Ty(), shared_, byteOffset);  // an i32 offset, sign-extended

@@ -318,6 +318,7 @@ void KernelEmitter::emitOp(const Op& op) {
     case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::WgmmaWait: case OpKind::FenceProxyAsync:
       emitAsyncFence(op);
       return;
+    case OpKind::CpAsync: case OpKind::CpAsyncCommit: case OpKind::CpAsyncWait: emitCpAsync(op); return;
     case OpKind::LdGlobal: emitLdGlobal(op); return;
     case OpKind::StGlobal: emitStGlobal(op); return;
     case OpKind::LdShared: emitLdShared(op); return;

@@ -153,7 +153,14 @@ class Lowerer {
     std::function<void(Value*)> stageA, stageB;
     bool fenceAsync = false;
   };
-  std::pair<Value*, Value*> stageDotOperands(const Op& op, const DotStaging& st);
+  // The bases of a and b; stagedInLoop: some operand was staged here, in the loop body (its
+  // buffer may be reused only after a barrier).
+  struct DotBases {
+    Value* a = nullptr;
+    Value* b = nullptr;
+    bool stagedInLoop = false;
+  };
+  DotBases stageDotOperands(const Op& op, const DotStaging& st);
   std::vector<int64_t> mmaFragmentRegs(const Type& t, const MmaInstr& instr, int W0, int64_t w1, int64_t mTiles, const char* what);
   // The 16-byte-chunk XOR swizzle of a [rows][rowLen] shared buffer (LowerDot.cpp): chunk c of
   // row r is placed at chunk c ^ ((r / rowsPerLine) % chunksPerLine) of its row.
@@ -168,6 +175,61 @@ class Lowerer {
   // rowMap (may be empty) renumbers the rows first.
   void stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle = nullptr,
                     int64_t colBlock = 0, int64_t blockStride = 0, const std::function<Value*(Value*)>& rowMap = {});
+  // Where a tensor-core dot's operand goes in shared memory: [rows][stride] with rowDim the
+  // tile dim along the rows, swizzled, split in column blocks, rows renumbered (stageOperand's
+  // arguments), in a buffer of `bytes` aligned to `align`. tensorCoreStaging: the staging of
+  // operand 0 (a) or 1 (b) of a dot that lowerDotMma / lowerDotWgmma lowers; nullopt for any
+  // other dot, and for an operand that is not staged (a chained dot's a in registers).
+  struct OperandStaging {
+    int rowDim = 0;
+    int64_t stride = 0;
+    std::optional<Swizzle> swizzle;
+    int64_t colBlock = 0, blockStride = 0;
+    std::function<Value*(Value*)> rowMap;
+    int64_t bytes = 0, align = 16;
+    std::string what;
+  };
+  std::optional<OperandStaging> tensorCoreStaging(const Op& dot, int operand);
+  std::optional<OperandStaging> mmaStaging(const Op& dot, int operand);     // LowerDot.cpp
+  std::optional<OperandStaging> wgmmaStaging(const Op& dot, int operand);                          // LowerWgmma.cpp
+  void stageOperand(const Value* operand, Value* base, const OperandStaging& s);
+  // Each register's shared byte address under the staging (and the first-owner mask).
+  Value* stagedAddresses(const Type& t, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle,
+                         int64_t colBlock, int64_t blockStride, const std::function<Value*(Value*)>& rowMap);
+
+  // --- load rings (LowerRing.cpp): a pipelined loop's loads of tensor-core dot operands copied
+  // by cp_async straight into a ring of shared-memory slots (the contract is at its top).
+  struct Ring {
+    const Op* dot = nullptr;
+    int operand = 0;                      // which dot operand it feeds
+    const Value* head = nullptr;          // the carried value the dot reads (x_i)
+    std::vector<size_t> chain;            // the block loop's carried indices (1-based body args)
+    std::vector<const Op*> firstLoads;    // before the loop: iterations 0 .. L-1
+    const Op* nextLoad = nullptr;         // in the body: iteration i + L
+    OperandStaging staging;
+    int64_t slotBytes = 0;
+    Value* base = nullptr;                // the ring's shared buffer (allocated at its first load)
+    size_t buffer = 0;                    // its index in buffers_
+  };
+  struct LoopRings {
+    std::vector<Ring> rings;
+    int64_t ahead = 1, slots = 2;         // L and R
+    std::vector<const Op*> inFlightDots;  // wgmma dots left in flight across iterations (wait 1)
+    Value* slot = nullptr;                // the thread loop's slot counter (iteration % R)
+    std::vector<const Op*> deferred;      // this body's next loads, issued after the first ring dot's barrier
+    bool issued = false;
+    const Ring* ringOf(const Value* operand) const;
+  };
+  void planRings();
+  std::optional<Ring> ringFrom(const Op& loop, const Op& dot, int operand);
+  bool lowerRingLoad(const Op& load);   // true when `load` is a ring's (it is then lowered)
+  void copyToSlot(const Ring& ring, const Op& load, Value* slotIndex);
+  LoopRings* ringsOf(const Op& blockFor);
+  LoopRings* ringsOfDot(const Op& dot);   // the rings of the loop whose body the dot is in
+  Value* slotIndexAhead(const LoopRings& lr, int64_t ahead);  // (slot + ahead) % R
+  std::unordered_map<const Op*, LoopRings> loopRings_;
+  std::unordered_map<const Op*, const Op*> ringLoadLoop_;  // a ring load -> its loop
+
   // What the FMA k loop loads (the addresses at k = 0), and how the loaded values map to the
   // accumulator's registers (empty: one value per register, in register order).
   struct FmaOperands {
@@ -195,6 +257,7 @@ class Lowerer {
   void lowerJoin(const Op& op);
   void lowerSplit(const Op& op);
   void lowerFor(const Op& op);                 // LowerControl.cpp
+  void lowerYield(const Op& op);
   void lowerIf(const Op& op);
   void lowerWhile(const Op& op);
 

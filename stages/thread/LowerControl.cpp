@@ -9,23 +9,64 @@
 // uniform (block-IR scalars are the same in every thread), so the threads of a block never
 // diverge on these and every barrier inside is reached by all of them. A while's condition is
 // a block-IR scalar too: every thread leaves the loop at the same iteration.
+#include <algorithm>
+
 #include "thread/LowerCommon.h"
 
 namespace tl::lower {
 
 void Lowerer::lowerFor(const Op& op) {
+  // A loop with load rings (LowerRing.cpp) carries a slot counter in place of the rings' values.
+  LoopRings* rings = ringsOf(op);
+  std::vector<char> inRing(op.region(0).args.size(), 0);
+  if (rings)
+    for (const Ring& r : rings->rings)
+      for (size_t c : r.chain) inRing[c] = 1;
   std::vector<Value*> inits;
-  for (size_t i = 3; i < op.numOperands(); ++i) inits.push_back(get(op.operand(i)));
+  for (size_t i = 3; i < op.numOperands(); ++i)
+    if (!inRing[i - 2]) inits.push_back(get(op.operand(i)));
+  if (rings) inits.push_back(constI32(0));
   Op* loop = b_.forOp(get(op.operand(0)), get(op.operand(1)), get(op.operand(2)), inits);
   const Region& from = op.region(0);
   Region& to = loop->region(0);
-  for (size_t i = 0; i < from.args.size(); ++i) set(from.arg(i), to.arg(i));
+  size_t t = 0;
+  for (size_t i = 0; i < from.args.size(); ++i)
+    if (!inRing[i]) set(from.arg(i), to.arg(t++));
+  if (rings) {
+    rings->slot = to.arg(t);
+    rings->slot->name = "slot";
+    rings->deferred.clear();
+    rings->issued = false;
+  }
   int64_t nested = 0;
   walk(from, [&](Op&) { ++nested; });
   loops_.push_back({&op, loop, curIndex_, curIndex_ + nested});
   lowerRegion(from, to);
   loops_.pop_back();
-  for (size_t i = 0; i < op.numResults(); ++i) set(op.result(i), loop->result(i));
+  t = 0;
+  for (size_t i = 0; i < op.numResults(); ++i)
+    if (!inRing[i + 1]) set(op.result(i), loop->result(t++));
+  if (rings) {  // LowerRing.cpp's 5: nothing in flight after the loop
+    if (!rings->inFlightDots.empty()) b_.create(OpKind::WgmmaWait, {}, {}, {{"pending", int64_t(0)}});
+    b_.create(OpKind::CpAsyncWait, {}, {}, {{"pending", int64_t(0)}});
+    barrier();
+    for (const Ring& r : rings->rings)
+      if (r.base) buffers_[r.buffer].lastOp = std::max(buffers_[r.buffer].lastOp, curIndex_ + nested);
+  }
+}
+
+void Lowerer::lowerYield(const Op& op) {
+  const Op* owner = op.parent ? op.parent->parentOp : nullptr;
+  LoopRings* rings = owner && owner->kind == OpKind::For ? ringsOf(*owner) : nullptr;
+  std::vector<Value*> vals;
+  for (size_t k = 0; k < op.numOperands(); ++k) {
+    bool ring = false;
+    if (rings)
+      for (const Ring& r : rings->rings) ring = ring || std::count(r.chain.begin(), r.chain.end(), k + 1);
+    if (!ring) vals.push_back(get(op.operand(k)));
+  }
+  if (rings) vals.push_back(slotIndexAhead(*rings, 1));
+  b_.yield(vals);
 }
 
 const Lowerer::LoopFrame* Lowerer::enclosingLoop(const Op& op) const {

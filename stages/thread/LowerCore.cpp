@@ -166,6 +166,7 @@ std::unique_ptr<Function> Lowerer::run() {
   lane_->name = "lane";
   warp_ = b_.create(OpKind::WarpId, {}, {Type::scalar(DType::I32)})->result();
   warp_->name = "warp";
+  planRings();
   lowerRegion(src_.body, dst_->body);
   return std::move(dst_);
 }
@@ -208,12 +209,7 @@ void Lowerer::lowerOp(const Op& op) {
     case OpKind::DebugBarrier: lowerDebugBarrier(op); break;
     case OpKind::DevicePrint: lowerPrint(op); break;
     case OpKind::DeviceAssert: lowerAssert(op); break;
-    case OpKind::Yield: {
-      std::vector<Value*> vals;
-      for (Value* v : op.operands) vals.push_back(get(v));
-      b_.yield(vals);
-      break;
-    }
+    case OpKind::Yield: lowerYield(op); break;
     case OpKind::Return: b_.ret(); break;
     default: lowerLeafOrElementwise(op); break;
   }

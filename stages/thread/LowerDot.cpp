@@ -146,12 +146,10 @@ namespace tl::lower {
 // registers that are consecutive along dim 1 - rowDim go as one vector store of up to 16 bytes.
 // With a swizzle, element (r, c) goes to r * stride + ((c / E) ^ x(r)) * E + c % E instead, E
 // the elements of a 16-byte chunk (a vector store stays inside one chunk).
-void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle,
-                           int64_t colBlock, int64_t blockStride, const std::function<Value*(Value*)>& rowMap) {
-  const Type& t = operand->type;
+Value* Lowerer::stagedAddresses(const Type& t, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle,
+                                int64_t colBlock, int64_t blockStride, const std::function<Value*(Value*)>& rowMap) {
   const int colDim = 1 - rowDim, bytes = dtypeBytes(t.dtype);
   LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
-  Value* mask = ownerMask(g);
   Value* col = coord(g, colDim);
   Value* row = coord(g, rowDim);
   if (rowMap) row = rowMap(row);
@@ -167,7 +165,16 @@ void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_
   }
   Value* idx = bin(OpKind::Add, mulC(row, stride), col);
   if (block) idx = bin(OpKind::Add, idx, block);
-  Value* addr = sharedAddr(idx, bytes, base);
+  return sharedAddr(idx, bytes, base);
+}
+
+void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle,
+                           int64_t colBlock, int64_t blockStride, const std::function<Value*(Value*)>& rowMap) {
+  const Type& t = operand->type;
+  const int colDim = 1 - rowDim, bytes = dtypeBytes(t.dtype);
+  LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
+  Value* mask = ownerMask(g);
+  Value* addr = stagedAddresses(t, base, rowDim, stride, swizzle, colBlock, blockStride, rowMap);
   Value* value = get(operand);
   int64_t vec = 1;
   if (t.layout->kind() == Layout::Kind::Blocked && t.layout->order()[0] == colDim)
@@ -176,6 +183,17 @@ void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_
   std::vector<Value*> operands{splatTo(addr, n), value};
   if (mask) operands.push_back(splatTo(mask, n));
   b_.create(OpKind::StShared, operands, {}, {{"vec", n == 1 ? int64_t(1) : vec}});
+}
+
+void Lowerer::stageOperand(const Value* operand, Value* base, const OperandStaging& s) {
+  stageOperand(operand, base, s.rowDim, s.stride, s.swizzle ? &*s.swizzle : nullptr, s.colBlock, s.blockStride, s.rowMap);
+}
+
+std::optional<Lowerer::OperandStaging> Lowerer::tensorCoreStaging(const Op& dot, int operand) {
+  const Type& cT = dot.operand(2)->type;
+  DotPlan plan = planDot(dot, src_.numWarps, options_.wgmma);
+  if (!plan.instr || !cT.layout || !(*cT.layout == *plan.accLayout)) return std::nullopt;
+  return plan.wgmma ? wgmmaStaging(dot, operand) : mmaStaging(dot, operand);
 }
 
 // The swizzle (LowerCommon.h): a row of rowLen * bytes = L bytes, a power of two. An ldmatrix
@@ -275,12 +293,17 @@ std::vector<int64_t> Lowerer::mmaFragmentRegs(const Type& t, const MmaInstr& ins
 }
 
 // Staging of a tensor-core dot's operands (LowerCommon.h DotStaging).
-std::pair<Value*, Value*> Lowerer::stageDotOperands(const Op& op, const DotStaging& st) {
+Lowerer::DotBases Lowerer::stageDotOperands(const Op& op, const DotStaging& st) {
   const LoopFrame* loop = enclosingLoop(op);
-  const bool hoistA = st.stageA && loop && definedOutside(op.operand(0), *loop->blockFor);
-  const bool hoistB = st.stageB && loop && definedOutside(op.operand(1), *loop->blockFor);
-  Value* aBase = nullptr;
-  Value* bBase = nullptr;
+  // An operand whose loads a ring copies to shared memory is not staged: it is in its slot.
+  LoopRings* rings = ringsOfDot(op);
+  const Ring* ringA = rings ? rings->ringOf(op.operand(0)) : nullptr;
+  const Ring* ringB = rings ? rings->ringOf(op.operand(1)) : nullptr;
+  const bool hoistA = st.stageA && !ringA && loop && definedOutside(op.operand(0), *loop->blockFor);
+  const bool hoistB = st.stageB && !ringB && loop && definedOutside(op.operand(1), *loop->blockFor);
+  const bool hereA = st.stageA && !ringA && !hoistA, hereB = st.stageB && !ringB && !hoistB;
+  DotBases bases;
+  bases.stagedInLoop = hereA || hereB;
   auto done = [&] {
     if (st.fenceAsync) b_.create(OpKind::FenceProxyAsync, {}, {});
     barrier();
@@ -292,26 +315,45 @@ std::pair<Value*, Value*> Lowerer::stageDotOperands(const Op& op, const DotStagi
     while (outer->ops[at].get() != loop->threadFor) ++at;
     b_.setInsertionPoint(outer, at);
     if (hoistA) {
-      aBase = sharedBaseForLoop(st.aBytes, st.aWhat + ", staged once before the loop", *loop, st.align);
-      st.stageA(aBase);
+      bases.a = sharedBaseForLoop(st.aBytes, st.aWhat + ", staged once before the loop", *loop, st.align);
+      st.stageA(bases.a);
     }
     if (hoistB) {
-      bBase = sharedBaseForLoop(st.bBytes, st.bWhat + ", staged once before the loop", *loop, st.align);
-      st.stageB(bBase);
+      bases.b = sharedBaseForLoop(st.bBytes, st.bWhat + ", staged once before the loop", *loop, st.align);
+      st.stageB(bases.b);
     }
     done();
     b_.setInsertionPointToEnd(body);
   }
-  if (!hoistA && st.stageA) {
-    aBase = sharedBase(st.aBytes, st.aWhat, st.align);
-    st.stageA(aBase);
+  if (ringA || ringB) {
+    // This iteration's copies have landed once every group after them is all that is left: the
+    // rings' groups of the next L - 1 iterations, and of iteration i + L if already issued.
+    const int64_t n = int64_t(rings->rings.size());
+    const int64_t pending = (rings->ahead - 1) * n + (rings->issued ? n : 0);
+    b_.create(OpKind::CpAsyncWait, {}, {}, {{"pending", pending}});
   }
-  if (!hoistB && st.stageB) {
-    bBase = sharedBase(st.bBytes, st.bWhat, st.align);
-    st.stageB(bBase);
+  if (hereA) {
+    bases.a = sharedBase(st.aBytes, st.aWhat, st.align);
+    st.stageA(bases.a);
   }
-  if ((!hoistA && st.stageA) || (!hoistB && st.stageB)) done();
-  return {aBase, bBase};
+  if (hereB) {
+    bases.b = sharedBase(st.bBytes, st.bWhat, st.align);
+    st.stageB(bases.b);
+  }
+  if (hereA || hereB || ringA || ringB) done();
+  if (ringA || ringB) {
+    // After the barrier every thread is done with the slot iteration i + L will use (R > L
+    // slots; R > L + 1 when wgmmas stay in flight): the next loads go out now.
+    if (!rings->issued)
+      for (const Op* load : rings->deferred)
+        for (const Ring& r : rings->rings)
+          if (r.nextLoad == load) copyToSlot(r, *load, slotIndexAhead(*rings, rings->ahead));
+    rings->issued = true;
+    auto slotBase = [&](const Ring& r) { return bin(OpKind::Add, r.base, mulC(rings->slot, r.slotBytes)); };
+    if (ringA) bases.a = slotBase(*ringA);
+    if (ringB) bases.b = slotBase(*ringB);
+  }
+  return bases;
 }
 
 // Form A (the contract at the top).
@@ -335,30 +377,26 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   const int64_t SA = swA ? K : K + pad;                 // a: [M][K] swizzled, or [M][K + pad]
   // b: [K][N] (or [N][K] when k-major) swizzled or padded; tf32 / fp8 transposed [N][K + pad].
   const int64_t SB = ldm ? (swB ? (bKMajor ? K : N) : (bKMajor ? K : N) + pad) : K + pad;
-  const bool bRowsN = !ldm || bKMajor;                  // b's buffer rows are n
   // a already in registers as another dot's accumulator with every warp along M (a chained dot,
   // planDot): its registers are this dot's A fragments (mmaAFromAccumulator), no staging.
   const bool aInRegs = ldm && W1 == 1 && aT.layout && *aT.layout == *Layout::blocked({1, 2}, {8, 4}, {W0, 1}, {1, 0});
 
-  // 1. staging. An operand computed outside the loop the dot is in (attention's q) is staged
-  // once, before the loop, into a buffer the loop's other ops do not reuse.
-  const std::string aWhat = swA ? "dot operand a [M][K] swizzled (tensor cores)" : "dot operand a [M][K+pad] (tensor cores)";
-  const std::string bWhat = !ldm ? "dot operand b transposed [N][K+pad] (tensor cores)"
-                            : bKMajor ? (swB ? "dot operand b transposed [N][K] swizzled (tensor cores)"
-                                             : "dot operand b transposed [N][K+pad] (tensor cores)")
-                            : swB ? "dot operand b [K][N] swizzled (tensor cores)"
-                                  : "dot operand b [K][N+pad] (tensor cores)";
-  const int64_t aBytes = M * SA * bytes, bBytes = (bRowsN ? N : K) * SB * bytes;
+  // 1. staging (mmaStaging's layouts). An operand computed outside the loop the dot is in
+  // (attention's q) is staged once, before the loop, into a buffer the loop's other ops do not
+  // reuse; one a ring copies (LowerRing.cpp) is in its slot.
+  const std::optional<OperandStaging> sa = mmaStaging(op, 0), sb = mmaStaging(op, 1);
   DotStaging st;
-  st.aBytes = aBytes;
-  st.bBytes = bBytes;
-  st.aWhat = aWhat;
-  st.bWhat = bWhat;
-  if (!aInRegs) st.stageA = [&](Value* base) { stageOperand(op.operand(0), base, 0, SA, swA ? &*swA : nullptr); };
-  st.stageB = [&](Value* base) { stageOperand(op.operand(1), base, bRowsN ? 1 : 0, SB, swB ? &*swB : nullptr); };
-  const std::pair<Value*, Value*> bases = stageDotOperands(op, st);
-  Value* aBase = bases.first;
-  Value* bBase = bases.second;
+  st.bBytes = sb->bytes;
+  st.bWhat = sb->what;
+  if (sa) {
+    st.aBytes = sa->bytes;
+    st.aWhat = sa->what;
+    st.stageA = [&](Value* base) { stageOperand(op.operand(0), base, *sa); };
+  }
+  st.stageB = [&](Value* base) { stageOperand(op.operand(1), base, *sb); };
+  const DotBases bases = stageDotOperands(op, st);
+  Value* aBase = bases.a;
+  Value* bBase = bases.b;
 
   // Warp (w0, w1) = (warp / W1, warp % W1); g = lane / 4, t = lane % 4.
   Value* w0 = divC(warp_, W1);
@@ -556,9 +594,43 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
     b_.setInsertionPointToEnd(outer);
     acc = loop->result(0);
   }
-  // 3. the buffers may be reused after every thread has finished reading them.
-  barrier();
+  // 3. the buffers may be reused after every thread has finished reading them (a ring's slot is
+  // reused only after the barrier of a later iteration's first dot).
+  if (bases.stagedInLoop) barrier();
   set(op.result(), acc);
+}
+
+// Step 1's layouts (the contract at the top): a [M][K] swizzled or padded; b [K][N], or [N][K]
+// when its registers run along k (16-bit), or transposed [N][K + pad] (tf32, fp8).
+std::optional<Lowerer::OperandStaging> Lowerer::mmaStaging(const Op& op, int operand) {
+  const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
+  const int64_t M = aT.shape[0], K = aT.shape[1], N = bT.shape[1];
+  const int bytes = dtypeBytes(aT.dtype);
+  const bool ldm = bytes == 2;
+  const int W0 = cT.layout->warpsPerCTA()[0], W1 = cT.layout->warpsPerCTA()[1];
+  const int64_t pad = 16 / bytes;
+  OperandStaging s;
+  if (operand == 0) {
+    const bool aInRegs = ldm && W1 == 1 && aT.layout && *aT.layout == *Layout::blocked({1, 2}, {8, 4}, {W0, 1}, {1, 0});
+    if (aInRegs) return std::nullopt;
+    s.swizzle = ldm ? Swizzle::of(K, bytes) : std::nullopt;
+    s.stride = s.swizzle ? K : K + pad;
+    s.bytes = M * s.stride * bytes;
+    s.what = s.swizzle ? "dot operand a [M][K] swizzled (tensor cores)" : "dot operand a [M][K+pad] (tensor cores)";
+    return s;
+  }
+  const bool bKMajor = ldm && bT.layout->kind() == Layout::Kind::Blocked && bT.layout->order()[0] == 0 && bT.shape[0] > 1;
+  const bool bRowsN = !ldm || bKMajor;  // b's buffer rows are n
+  s.swizzle = ldm ? Swizzle::of(bKMajor ? K : N, bytes) : std::nullopt;
+  s.stride = ldm ? (s.swizzle ? (bKMajor ? K : N) : (bKMajor ? K : N) + pad) : K + pad;
+  s.rowDim = bRowsN ? 1 : 0;
+  s.bytes = (bRowsN ? N : K) * s.stride * bytes;
+  s.what = !ldm      ? "dot operand b transposed [N][K+pad] (tensor cores)"
+           : bKMajor ? (s.swizzle ? "dot operand b transposed [N][K] swizzled (tensor cores)"
+                                  : "dot operand b transposed [N][K+pad] (tensor cores)")
+           : s.swizzle ? "dot operand b [K][N] swizzled (tensor cores)"
+                       : "dot operand b [K][N+pad] (tensor cores)";
+  return s;
 }
 
 }  // namespace tl::lower

@@ -46,6 +46,7 @@ int64_t Lowerer::checkedVec(const Op& op, const Type& valueType) {
 }
 
 void Lowerer::lowerLoad(const Op& op) {
+  if (lowerRingLoad(op)) return;  // cp_async into a ring's slot (LowerRing.cpp)
   const Type& t = op.result()->type;
   int64_t vec = checkedVec(op, t);
   std::vector<Value*> operands;

@@ -37,36 +37,21 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
   // The swizzle atom's row: S bytes, S / 2 elements.
   auto atom = [](int64_t elems) { return std::min<int64_t>(128, elems * 2); };
   const int64_t SA = atom(K), SB = atom(bKMajor ? K : N), rowA = SA / 2, rowB = SB / 2;
-  const Swizzle swA = *Swizzle::of(rowA, 2), swB = *Swizzle::of(rowB, 2);
 
-  // 1. staging.
-  auto stagedRow = [this, W](Value* r) {  // (2t + h) 8W + 8w + g -> 16 (t W + w) + 8 h + g
-    Value* g = andC(r, 7);
-    Value* w = andC(divC(r, 8), W - 1);
-    Value* q = divC(r, 8 * int64_t(W));
-    Value* h = andC(q, 1);
-    Value* tw = bin(OpKind::Add, mulC(divC(q, 2), W), w);
-    Value* row = bin(OpKind::Add, mulC(tw, 16), mulC(h, 8));
-    return bin(OpKind::Add, row, g);
-  };
+  // 1. staging (wgmmaStaging's layouts; an operand a ring copies is in its slot).
+  const std::optional<OperandStaging> sa = wgmmaStaging(op, 0), sb = wgmmaStaging(op, 1);
   DotStaging st;
   st.align = 1024;
   st.fenceAsync = true;
-  st.aBytes = M * K * 2;
-  st.bBytes = K * N * 2;
-  st.aWhat = "dot operand a [M][K] K-major, " + std::to_string(SA) + "-byte swizzle (wgmma)";
-  st.bWhat = bKMajor ? "dot operand b transposed [N][K] K-major, " + std::to_string(SB) + "-byte swizzle (wgmma)"
-                     : "dot operand b [K][N] N-major, " + std::to_string(SB) + "-byte swizzle (wgmma)";
-  st.stageA = [&](Value* base) {
-    stageOperand(op.operand(0), base, 0, rowA, &swA, K > rowA ? rowA : 0, M * rowA, stagedRow);
-  };
-  st.stageB = [&](Value* base) {
-    if (bKMajor) stageOperand(op.operand(1), base, 1, rowB, &swB, K > rowB ? rowB : 0, N * rowB);
-    else stageOperand(op.operand(1), base, 0, rowB, &swB, N > rowB ? rowB : 0, K * rowB);
-  };
-  const std::pair<Value*, Value*> bases = stageDotOperands(op, st);
-  Value* aBase = bases.first;
-  Value* bBase = bases.second;
+  st.aBytes = sa->bytes;
+  st.bBytes = sb->bytes;
+  st.aWhat = sa->what;
+  st.bWhat = sb->what;
+  st.stageA = [&](Value* base) { stageOperand(op.operand(0), base, *sa); };
+  st.stageB = [&](Value* base) { stageOperand(op.operand(1), base, *sb); };
+  const DotBases bases = stageDotOperands(op, st);
+  Value* aBase = bases.a;
+  Value* bBase = bases.b;
 
   // The descriptors' start addresses: warpgroup G's rows of m-tile t begin at staged row
   // 16 (t W + 4 G); a k step moves 16 elements along a's (or a k-major b's) rows, or 16 rows of
@@ -114,7 +99,10 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
         c = b_.create(OpKind::Wgmma, {a, b, c}, {c->type}, attrs)->result();
       }
   b_.create(OpKind::WgmmaCommit, {}, {});
-  b_.create(OpKind::WgmmaWait, {}, {}, {{"pending", int64_t(0)}});
+  // Left in flight across the loop's iterations (LowerRing.cpp): wait for the previous group.
+  const LoopRings* rings = ringsOfDot(op);
+  const bool inFlight = rings && std::count(rings->inFlightDots.begin(), rings->inFlightDots.end(), &op);
+  b_.create(OpKind::WgmmaWait, {}, {}, {{"pending", int64_t(inFlight ? 1 : 0)}});
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
   std::vector<Value*> regs(static_cast<size_t>(gc.numRegs));
   for (size_t f = 0; f < d.size(); ++f)
@@ -122,9 +110,50 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
       regs[size_t(regsOf[f][i])] = b_.create(OpKind::Extract, {d[f]}, {Type::scalar(DType::F32)}, {{"index", int64_t(i)}})->result();
   acc = b_.create(OpKind::Pack, regs, {lowerType(cT)})->result();
 
-  // 3. the buffers may be reused after every warpgroup's wgmmas have read them.
-  barrier();
+  // 3. the buffers may be reused after every warpgroup's wgmmas have read them (a ring's slot is
+  // reused only after the barrier of a later iteration's first dot).
+  if (bases.stagedInLoop) barrier();
   set(op.result(), acc);
+}
+
+// Step 1's layouts (the contract at the top).
+std::optional<Lowerer::OperandStaging> Lowerer::wgmmaStaging(const Op& op, int operand) {
+  const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type;
+  const int64_t M = aT.shape[0], K = aT.shape[1], N = bT.shape[1];
+  const int W = src_.numWarps;
+  const bool bKMajor = bT.layout->kind() == Layout::Kind::Blocked && bT.layout->order()[0] == 0 && bT.shape[0] > 1;
+  auto atom = [](int64_t elems) { return std::min<int64_t>(128, elems * 2); };  // the swizzle atom's row, bytes
+  OperandStaging s;
+  s.align = 1024;
+  if (operand == 0) {
+    const int64_t SA = atom(K), rowA = SA / 2;
+    s.stride = rowA;
+    s.swizzle = Swizzle::of(rowA, 2);
+    s.colBlock = K > rowA ? rowA : 0;
+    s.blockStride = M * rowA;
+    s.rowMap = [this, W](Value* r) {  // (2t + h) 8W + 8w + g -> 16 (t W + w) + 8 h + g
+      Value* g = andC(r, 7);
+      Value* w = andC(divC(r, 8), W - 1);
+      Value* q = divC(r, 8 * int64_t(W));
+      Value* h = andC(q, 1);
+      Value* tw = bin(OpKind::Add, mulC(divC(q, 2), W), w);
+      Value* row = bin(OpKind::Add, mulC(tw, 16), mulC(h, 8));
+      return bin(OpKind::Add, row, g);
+    };
+    s.bytes = M * K * 2;
+    s.what = "dot operand a [M][K] K-major, " + std::to_string(SA) + "-byte swizzle (wgmma)";
+    return s;
+  }
+  const int64_t SB = atom(bKMajor ? K : N), rowB = SB / 2;
+  s.stride = rowB;
+  s.swizzle = Swizzle::of(rowB, 2);
+  s.rowDim = bKMajor ? 1 : 0;
+  s.colBlock = (bKMajor ? K : N) > rowB ? rowB : 0;
+  s.blockStride = (bKMajor ? N : K) * rowB;
+  s.bytes = K * N * 2;
+  s.what = bKMajor ? "dot operand b transposed [N][K] K-major, " + std::to_string(SB) + "-byte swizzle (wgmma)"
+                   : "dot operand b [K][N] N-major, " + std::to_string(SB) + "-byte swizzle (wgmma)";
+  return s;
 }
 
 }  // namespace tl::lower
