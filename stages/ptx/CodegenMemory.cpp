@@ -29,7 +29,8 @@ namespace tl::ptx {
 
 unsigned KernelEmitter::vecAttr(const Op& op) const {
   const int64_t vec = op.hasAttr("vec") ? op.intAttr("vec") : 1;
-  const Type& data = op.kind == OpKind::StGlobal || op.kind == OpKind::StShared ? op.operand(1)->type : op.result()->type;
+  const bool valueOperand = op.kind == OpKind::StGlobal || op.kind == OpKind::StShared || op.kind == OpKind::CpAsync;
+  const Type& data = valueOperand ? op.operand(1)->type : op.result()->type;
   const int64_t n = data.numel();
   if (vec < 1 || !isPowerOfTwo(vec) || n % vec != 0 || vec * dtypeBytes(data.dtype) > 16)
     fail(op, "vec = " + std::to_string(vec) + " must be a power of two dividing the " + std::to_string(n) +
