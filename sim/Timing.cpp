@@ -205,6 +205,17 @@ class Converter {
     return out.back();
   }
 
+  // The producers of every committed group but the newest `keep`, which are then no longer
+  // committed (wgmma_wait, cp_async_wait).
+  static Producers waitForGroups(std::vector<Producers>& committed, size_t keep) {
+    Producers deps;
+    while (committed.size() > keep) {
+      addAll(deps, committed.front());
+      committed.erase(committed.begin());
+    }
+    return deps;
+  }
+
   Producers operandDeps(const Op& op) {
     Producers deps;
     for (const Value* v : op.operands) addAll(deps, of(v));
@@ -318,16 +329,9 @@ class Converter {
         committedCopies_.push_back(std::exchange(openCopies_, {}));
         emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
         return;
-      case OpKind::CpAsyncWait: {  // waits for the committed copy groups but the newest `pending`
-        Producers deps;
-        const size_t keep = size_t(op.intAttr("pending"));
-        while (committedCopies_.size() > keep) {
-          addAll(deps, committedCopies_.front());
-          committedCopies_.erase(committedCopies_.begin());
-        }
-        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, deps);
+      case OpKind::CpAsyncWait:  // waits for the committed copy groups but the newest `pending`
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, waitForGroups(committedCopies_, size_t(op.intAttr("pending"))));
         return;
-      }
       case OpKind::Mma: {  // the sub-partition's tensor core (sim/Gpu.h's mma figures)
         const DType d = op.operand(0)->type.dtype;
         const double c = d == DType::F32 ? gpu_.mmaCyclesTf32 : isFp8(d) ? gpu_.mmaCyclesFp8 : gpu_.mmaCyclesF16;
@@ -349,16 +353,9 @@ class Converter {
         if (!openWgmma_.empty()) committedWgmma_.push_back(std::exchange(openWgmma_, {}));
         emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
         return;
-      case OpKind::WgmmaWait: {  // waits for the committed groups but the newest `pending`
-        Producers deps;
-        const size_t keep = size_t(op.intAttr("pending"));
-        while (committedWgmma_.size() > keep) {
-          addAll(deps, committedWgmma_.front());
-          committedWgmma_.erase(committedWgmma_.begin());
-        }
-        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, deps);
+      case OpKind::WgmmaWait:  // waits for the committed wgmma groups but the newest `pending`
+        emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, waitForGroups(committedWgmma_, size_t(op.intAttr("pending"))));
         return;
-      }
       case OpKind::WgmmaFence: case OpKind::FenceProxyAsync:
         emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
         return;
