@@ -31,7 +31,8 @@
 //      bytes) in the ISA's element order, f32 rounded with cvt_tf32; then one `mma` per
 //      (m-tile, n-tile), the C fragment being 4 of the accumulator's registers (the register
 //      map is derived from Layout::coords and the ISA's C table, and checked for every lane);
-//   3. a barrier after the k steps, before the buffers may be reused.
+//   3. a barrier after the k steps, before the buffers may be reused (none when no operand was
+//      staged in the loop: an operand a load ring copies is read from its slot, LowerRing.cpp).
 // The mma adds its k products to the accumulator in one step (the executor: exactly, then one
 // rounding to f32), so results differ from tl-scalar's sequential f32 sum by rounding.
 //

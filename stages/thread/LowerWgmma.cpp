@@ -18,8 +18,10 @@
 //      place. Then fence_proxy_async (the tensor cores read through the async proxy) and a barrier.
 //   2. wgmma_fence; per k step of 16, per m-tile t and per block of up to 256 columns, one wgmma
 //      whose registers are the accumulator's C fragments of (t, the block's 8-column n-tiles) in
-//      order; then wgmma_commit and wgmma_wait 0, after which the registers are final.
-//   3. a barrier after the k steps, before the buffers may be reused.
+//      order; then wgmma_commit and wgmma_wait 0, after which the registers are final (wait 1
+//      for a dot LowerRing.cpp leaves in flight across its loop's iterations).
+//   3. a barrier after the k steps, before the buffers may be reused (none when no operand was
+//      staged in the loop: an operand a load ring copies is read from its slot).
 // Each wgmma adds its 16 products per element in one step, as mma does: results differ from
 // tl-scalar's sequential f32 sum by rounding.
 #include <algorithm>
