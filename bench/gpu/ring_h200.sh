@@ -20,10 +20,7 @@ summary="$OUT/ring_summary.txt"
 : > "$summary"
 logs=/tmp/ring_logs
 rm -rf "$logs" && mkdir -p "$logs"
-if command -v nvcc > /dev/null; then
-  nvcc -O2 -gencode=arch=compute_90a,code=sm_90a -o /tmp/wgmma_probe sim/gpus/wgmma_probe.cu && timeout 60 /tmp/wgmma_probe > "$OUT/h200_wgmma_probe.json"
-  cat "$OUT/h200_wgmma_probe.json"
-fi
+wgmma_probe
 R=tests/thread/kernels/ring_dot.tl
 for arch in sm_90 sm_90a; do
   for d in f16 bf16; do

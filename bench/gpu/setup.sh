@@ -16,3 +16,12 @@ check_case() {
   local rc=$?
   printf '%-44s rc=%-3s %s\n' "$name" "$rc" "$(grep -E "PASS|FAIL|error:|ERROR|ptxas:" "$logs/$name.txt" | head -3 | tr '\n' ' ')" >> "$summary"
 }
+
+# wgmma_probe: sim/gpus/wgmma_probe.cu, the tensor core's cycles per 16 x 8 x 16 piece of a wgmma
+# and its latency, -> $OUT/h200_wgmma_probe.json (where nvcc is installed).
+wgmma_probe() {
+  command -v nvcc > /dev/null || return 0
+  nvcc -O2 -gencode=arch=compute_90a,code=sm_90a -o /tmp/wgmma_probe sim/gpus/wgmma_probe.cu &&
+    timeout 60 /tmp/wgmma_probe > "$OUT/h200_wgmma_probe.json"
+  cat "$OUT/h200_wgmma_probe.json"
+}
