@@ -615,6 +615,8 @@ class Executor : public sim::exec::MachineState {
               for (uint32_t b = 0; b < 2; ++b) --asyncReaders_[off + b];
             groups.erase(groups.begin());
           }
+          for (size_t k = 0; k < op.in.size(); ++k)  // its results are the accumulators it waited for
+            std::copy_n(&w.regs[op.in[k].off], size_t(op.in[k].n) * 32, &w.regs[op.out[k].off]);
         }
         break;
       case OpKind::CvtTf32: map1(w, op, mask, [](Slot x) { return sim::fromF(roundToTf32(sim::asF(x))); }); break;

@@ -353,9 +353,18 @@ class Converter {
         if (!openWgmma_.empty()) committedWgmma_.push_back(std::exchange(openWgmma_, {}));
         emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
         return;
-      case OpKind::WgmmaWait:  // waits for the committed wgmma groups but the newest `pending`
+      case OpKind::WgmmaWait: {  // waits for the committed wgmma groups but the newest `pending`
         emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, waitForGroups(committedWgmma_, size_t(op.intAttr("pending"))));
+        // Its results are its operands' registers: ready when their wgmmas are (one left in
+        // flight is read only by the next wgmma) and not before the wait.
+        const int32_t self = int32_t(out.size() - 1);
+        for (size_t k = 0; k < op.results.size(); ++k) {
+          Producers p = of(op.operand(k));
+          addAll(p, {self});
+          of(op.result(k)) = p;
+        }
         return;
+      }
       case OpKind::WgmmaFence: case OpKind::FenceProxyAsync:
         emit(out, op, e.instr, TimedKind::Alu, 1, lat.alu, {});
         return;

@@ -206,9 +206,21 @@ void verifyThreadOp(const Op& op, Check& c) {
       if (c.sameType(opd(2), Type::tile(DType::F32, {n / 2}), "c (n/2 f32 registers)")) c.sameType(res(), opd(2), "result");
       break;
     }
-    case OpKind::WgmmaWait:
-      if (c.operands(0, 0) && c.results(0)) c.intAttrIn("pending", 0, 7);
+    case OpKind::WgmmaWait: {
+      if (!c.intAttrIn("pending", 0, 7)) break;
+      if (op.numResults() != op.numOperands()) {
+        c.fail("needs one result per operand (the accumulators it waits for), got " + std::to_string(op.numOperands()) +
+               " operands and " + std::to_string(op.numResults()) + " results");
+        break;
+      }
+      bool ok = true;
+      for (size_t i = 0; ok && i < op.numOperands(); ++i) {
+        const Type& t = op.operand(i)->type;
+        if (t.isPtr || t.dtype != DType::F32) ok = c.fail("operand " + std::to_string(i) + " must be f32 accumulator registers, got " + str(t));
+        else ok = c.sameType(op.result(i)->type, t, "result/operand");
+      }
       break;
+    }
     case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::FenceProxyAsync: case OpKind::CpAsyncCommit:
       if (c.operands(0, 0)) c.results(0);
       break;

@@ -127,6 +127,7 @@ class KernelEmitter {
   llvm::Value* emitLdmatrix(const Op& op);
   llvm::Value* emitWgmma(const Op& op);     // CodegenMma.cpp: wgmma.mma_async (sm_90a)
   void emitAsyncFence(const Op& op);         // wgmma_fence / _commit / _wait, fence_proxy_async
+  void emitWgmmaWait(const Op& op);          // wgmma_wait on accumulators: tied in-out registers
   void emitCpAsync(const Op& op);            // cp_async, cp_async_commit, cp_async_wait (CodegenMemory.cpp)
   llvm::Value* packB32(const std::vector<llvm::Value*>& elems, size_t first, int count);  // elements -> one .b32
 

@@ -164,8 +164,39 @@ llvm::Value* KernelEmitter::emitWgmma(const Op& op) {
   return join(out, op.result()->type);
 }
 
-// wgmma_fence, wgmma_commit, wgmma_wait, fence_proxy_async: one instruction each, ordered with
-// every memory access around them (~{memory}).
+// wgmma_wait on accumulators: wgmma.wait_group.sync.aligned with every register an in-out
+// operand ("=f" tied to its input), so LLVM places no read of them before the wait. ptxas
+// serializes the wgmmas (C7514) when anything but a wgmma reads such a register in flight.
+void KernelEmitter::emitWgmmaWait(const Op& op) {
+  if (opts_.arch != "sm_90a")
+    throw RuntimeError(op.loc, "wgmma_wait needs the sm_90a target, but it is " + opts_.arch + ": choose --arch sm_90a");
+  std::vector<llvm::Value*> in;
+  std::vector<size_t> counts;
+  for (const Value* v : op.operands) {
+    std::vector<llvm::Value*> r = regs(get(v));
+    counts.push_back(r.size());
+    in.insert(in.end(), r.begin(), r.end());
+  }
+  std::string constraints;
+  for (size_t i = 0; i < in.size(); ++i) constraints += "=f,";
+  for (size_t i = 0; i < in.size(); ++i) constraints += std::to_string(i) + ",";
+  constraints += "~{memory}";
+  std::vector<llvm::Type*> argTys(in.size(), b_.getFloatTy());
+  llvm::Type* ret = in.size() == 1 ? static_cast<llvm::Type*>(b_.getFloatTy()) : llvm::StructType::get(b_.getContext(), argTys);
+  auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(ret, argTys, false),
+                                     "wgmma.wait_group.sync.aligned " + std::to_string(op.intAttr("pending")) + ";", constraints,
+                                     /*sideEffects=*/true);
+  llvm::Value* out = b_.CreateCall(asmFn, in);
+  size_t next = 0;
+  for (size_t k = 0; k < op.numResults(); ++k) {
+    std::vector<llvm::Value*> r;
+    for (size_t i = 0; i < counts[k]; ++i, ++next) r.push_back(in.size() == 1 ? out : b_.CreateExtractValue(out, {unsigned(next)}));
+    set(op.result(k), join(r, op.result(k)->type));
+  }
+}
+
+// wgmma_fence, wgmma_commit, wgmma_wait (on no registers), fence_proxy_async: one instruction
+// each, ordered with every memory access around them (~{memory}).
 void KernelEmitter::emitAsyncFence(const Op& op) {
   std::string text;
   switch (op.kind) {

@@ -315,7 +315,11 @@ void KernelEmitter::emitOp(const Op& op) {
     case OpKind::CvtTf32: result = emitCvtTf32(op); break;
     case OpKind::Ldmatrix: result = emitLdmatrix(op); break;
     case OpKind::Wgmma: result = emitWgmma(op); break;
-    case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::WgmmaWait: case OpKind::FenceProxyAsync:
+    case OpKind::WgmmaWait:
+      if (op.numOperands() == 0) emitAsyncFence(op);
+      else emitWgmmaWait(op);
+      return;
+    case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::FenceProxyAsync:
       emitAsyncFence(op);
       return;
     case OpKind::CpAsync: case OpKind::CpAsyncCommit: case OpKind::CpAsyncWait: emitCpAsync(op); return;

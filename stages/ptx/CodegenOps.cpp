@@ -137,7 +137,19 @@ llvm::Value* KernelEmitter::toF32(llvm::Value* x) {
 llvm::Value* KernelEmitter::fromF32(llvm::Value* x, DType d) {
   if (d == DType::F32) return x;
   llvm::Type* t = dtypeType(d);
-  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType())) t = llvm::FixedVectorType::get(t, vt->getNumElements());
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+  if (vt && vt->getNumElements() % 2 == 0 && (d == DType::F16 || d == DType::BF16)) {
+    // Pairs as cvt.rn.{bf16x2,f16x2}.f32 d, hi, lo (one instruction per two registers, as ptxas
+    // wants after wgmmas: scalar cvts of accumulators there make it serialize them, C7514).
+    const auto id = d == DType::BF16 ? Intr::nvvm_ff2bf16x2_rn : Intr::nvvm_ff2f16x2_rn;
+    std::vector<llvm::Value*> in = regs(x), out;
+    for (size_t i = 0; i < in.size(); i += 2) {
+      llvm::Value* pair = b_.CreateIntrinsic(id, {}, {in[i + 1], in[i]});
+      for (unsigned k = 0; k < 2; ++k) out.push_back(b_.CreateExtractElement(pair, b_.getInt32(k)));
+    }
+    return join(out, t, true);
+  }
+  if (vt) t = llvm::FixedVectorType::get(t, vt->getNumElements());
   return b_.CreateFPTrunc(x, t);  // round to nearest even (cvt.rn.f16.f32 / cvt.rn.bf16.f32)
 }
 

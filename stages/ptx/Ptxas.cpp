@@ -112,6 +112,18 @@ void parsePtxasReport(const std::string& log, PtxasInfo& info) {
   info.spillLoadBytes = largest(own, std::regex(R"((\d+) bytes spill loads)"));
 }
 
+std::vector<std::string> ptxasPerformanceNotes(const std::string& log) {
+  std::vector<std::string> notes;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find("Potential Performance Loss");
+    if (at == std::string::npos) continue;
+    const size_t code = line.rfind('(', at);  // "(C7514) " before it, when ptxas gives one
+    notes.push_back(line.substr(code != std::string::npos && line.find("ptxas") < code ? code : at));
+  }
+  return notes;
+}
+
 bool isAssemblerArch(const std::string& arch, std::string* why) {
   if (arch.rfind("sm_", 0) == 0 && arch.size() >= 5 && arch.find_first_not_of("0123456789a", 3) == std::string::npos)
     return true;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace tl {
 
@@ -48,6 +49,10 @@ struct PtxasInfo {
 // nvJitLink's linker summary ("info    : used 47 registers, ..., 1040 bytes smem", the 1 KB the
 // driver reserves included) is not ptxas' report.
 void parsePtxasReport(const std::string& log, PtxasInfo& info);
+
+// ptxas' performance notes in its report, one per line without the "ptxas info    : " prefix:
+// "(C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized due to ...".
+std::vector<std::string> ptxasPerformanceNotes(const std::string& log);
 
 // Whether `arch` is an "sm_XX" ptxas and nvJitLink accept as -arch; else *why says so.
 bool isAssemblerArch(const std::string& arch, std::string* why);

@@ -151,6 +151,7 @@ void printCompileSummary(const tl::JitResult& jit, const tl::CompiledKernel& k, 
         << (e.ptxas.assembler.rfind("nvJitLink", 0) == 0 ? ", in process" : "") << ")\n";
   else
     out << "   ptxas: not run (" << e.ptxas.skipped << "); the driver will JIT-compile the PTX\n";
+  for (const std::string& note : tl::ptxasPerformanceNotes(e.ptxas.log)) out << "   ptxas: warning: " << note << "\n";
   if (!e.ptxas.assemblerNote.empty()) out << "   note: " << e.ptxas.assemblerNote << "\n";
   const tl::CompileTimes& t = jit.times;
   out << "   compile: front end " << tl::formatMs(k.compileMs);

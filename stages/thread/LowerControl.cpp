@@ -47,7 +47,16 @@ void Lowerer::lowerFor(const Op& op) {
   for (size_t i = 0; i < op.numResults(); ++i)
     if (!inRing[i + 1]) set(op.result(i), loop->result(t++));
   if (rings) {  // LowerRing.cpp's 5: nothing in flight after the loop
-    if (!rings->inFlightDots.empty()) b_.create(OpKind::WgmmaWait, {}, {}, {{"pending", int64_t(0)}});
+    if (!rings->inFlightDots.empty()) {  // the wait hands on the accumulators the loop's last wgmmas write
+      std::vector<Value*> accs;
+      std::vector<Type> types;
+      for (const Op* dot : rings->inFlightDots) {
+        accs.push_back(get(op.result(dot->operand(2)->index - 1)));
+        types.push_back(accs.back()->type);
+      }
+      Op* wait = b_.create(OpKind::WgmmaWait, accs, types, {{"pending", int64_t(0)}});
+      for (size_t k = 0; k < accs.size(); ++k) set(op.result(rings->inFlightDots[k]->operand(2)->index - 1), wait->result(k));
+    }
     b_.create(OpKind::CpAsyncWait, {}, {}, {{"pending", int64_t(0)}});
     barrier();
     for (const Ring& r : rings->rings)

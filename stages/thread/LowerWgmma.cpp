@@ -18,8 +18,9 @@
 //      place. Then fence_proxy_async (the tensor cores read through the async proxy) and a barrier.
 //   2. wgmma_fence; per k step of 16, per m-tile t and per block of up to 256 columns, one wgmma
 //      whose registers are the accumulator's C fragments of (t, the block's 8-column n-tiles) in
-//      order; then wgmma_commit and wgmma_wait 0, after which the registers are final (wait 1
-//      for a dot LowerRing.cpp leaves in flight across its loop's iterations).
+//      order; then wgmma_commit and wgmma_wait 0 on those registers (its results are them, final
+//      then: nothing reads a register a wgmma in flight writes), or wait 1 for a dot LowerRing.cpp
+//      leaves in flight across its loop's iterations, whose results only the next wgmma reads.
 //   3. a barrier after the k steps, before the buffers may be reused (none when no operand was
 //      staged in the loop: an operand a load ring copies is read from its slot).
 // Each wgmma adds its 16 products per element in one step, as mma does: results differ from
@@ -104,7 +105,12 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
   // Left in flight across the loop's iterations (LowerRing.cpp): wait for the previous group.
   const LoopRings* rings = ringsOfDot(op);
   const bool inFlight = rings && std::count(rings->inFlightDots.begin(), rings->inFlightDots.end(), &op);
-  b_.create(OpKind::WgmmaWait, {}, {}, {{"pending", int64_t(inFlight ? 1 : 0)}});
+  // The wait hands the accumulators on: nothing reads them before it (ptxas would otherwise
+  // serialize the wgmmas, C7514, or the registers be read while a wgmma writes them).
+  std::vector<Type> dTypes;
+  for (Value* v : d) dTypes.push_back(v->type);
+  Op* wait = b_.create(OpKind::WgmmaWait, d, dTypes, {{"pending", int64_t(inFlight ? 1 : 0)}});
+  for (size_t f = 0; f < d.size(); ++f) d[f] = wait->result(f);
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
   std::vector<Value*> regs(static_cast<size_t>(gc.numRegs));
   for (size_t f = 0; f < d.size(); ++f)

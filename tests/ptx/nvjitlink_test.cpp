@@ -140,6 +140,20 @@ TEST(PtxasReport, ReadsOnlyPtxasLines) {
   EXPECT_EQ(b.spillLoadBytes, 16);
 }
 
+TEST(PtxasReport, PerformanceNotes) {
+  const std::string log =
+      "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized due to non wgmma "
+      "instructions reading accumulator registers of  a wgmma between start and end of the pipeline stage in the "
+      "function 'matmul_tc'\n"
+      "ptxas info    : Used 206 registers, used 1 barriers\n"
+      "ptxas info    : Potential Performance Loss: something without a code\n";
+  const std::vector<std::string> notes = ptxasPerformanceNotes(log);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0].rfind("(C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized", 0), 0u) << notes[0];
+  EXPECT_EQ(notes[1], "Potential Performance Loss: something without a code");
+  EXPECT_TRUE(ptxasPerformanceNotes("ptxas info    : Used 40 registers, used 1 barriers\n").empty());
+}
+
 struct Case {
   const char* stem;
   const char* arch;

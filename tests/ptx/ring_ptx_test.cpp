@@ -1,7 +1,7 @@
 // Load rings in PTX (stages/ptx/CodegenMemory.cpp emitCpAsync; stages/thread/LowerRing.cpp):
 // tests/thread/kernels/ring_dot.tl at num_stages 3 becomes cp.async.cg copies of 16 bytes with
 // their source size, commit and wait groups, and on sm_90a a wgmma wait that leaves one group in
-// flight; ptxas accepts both (skipped where ptxas is not installed).
+// flight; ptxas accepts both (skipped where ptxas is not installed), and serializes no wgmma.
 #include "codegen_util.h"
 
 namespace tl::ptxtest {
@@ -33,6 +33,48 @@ TEST(RingPtx, CpAsyncGroupsOnMmaSyncAndWgmma) {
     PtxasInfo info = runPtxas(r.ptx, arch);
     ASSERT_TRUE(info.ran) << info.skipped;
     EXPECT_TRUE(info.ok) << info.log;
+  }
+}
+
+// A wgmma's accumulator registers are read by nothing but another wgmma until the wgmma_wait
+// that covers it (whose results they become): in the thread IR, and so for ptxas, which
+// otherwise serializes every wgmma of the kernel (C7514). Checked on kernels/matmul_tc.tl at the
+// tiles compare.py times (128 x 256 x 64, 8 warps, 3 stages: one group left in flight) with a
+// 16-bit C, whose conversion after the loop read the registers, and an f32 C.
+TEST(RingPtx, WgmmaAccumulatorsAreReadOnlyAfterTheirWait) {
+  for (const char* out : {"bf16", "f16", "f32"}) {
+    const std::string in = std::string(out) == "f32" ? "bf16" : out;
+    std::ostringstream err;
+    auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl",
+                               {{"M", "256"}, {"N", "512"}, {"K", "512"}, {"BLOCK_M", "128"}, {"BLOCK_N", "256"},
+                                {"BLOCK_K", "64"}, {"num_stages", "3"}, {"a_ptr", "randn((M, K), dtype=" + in + ", seed=1)"},
+                                {"b_ptr", "randn((K, N), dtype=" + in + ", seed=2)"},
+                                {"c_ptr", "zeros((M, N), dtype=" + std::string(out) + ", output=True)"}},
+                               err);
+    ASSERT_TRUE(k) << err.str();
+    ThreadCompileOptions o;
+    o.numWarps = 8;
+    o.wgmma = true;
+    ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, o);
+    int64_t wgmmas = 0, waits = 0;
+    walk(tc.threadIR->body, [&](Op& op) {
+      wgmmas += op.kind == OpKind::Wgmma;
+      waits += op.kind == OpKind::WgmmaWait && op.numOperands() > 0;
+      for (const Value* v : op.operands)
+        if (!v->isRegionArg() && v->def->kind == OpKind::Wgmma)
+          EXPECT_TRUE(op.kind == OpKind::Wgmma || op.kind == OpKind::WgmmaWait)
+              << out << ": " << mnemonic(op.kind) << " reads a wgmma's registers before its wait";
+    });
+    EXPECT_EQ(wgmmas, 4) << out;  // BLOCK_K / 16 k steps of one m64n256k16 per warpgroup
+    EXPECT_EQ(waits, 2) << out;   // wait 1 in the loop, wait 0 after it
+    PtxOptions opts;
+    opts.arch = "sm_90a";
+    PtxResult r = compileToPTX(*tc.threadIR, opts);
+    if (std::string(out) != "f32") EXPECT_TRUE(contains(r.ptx, std::string("cvt.rn.") + out + "x2.f32")) << out;
+    TL_REQUIRE_PTXAS();
+    PtxasInfo info = runPtxas(r.ptx, "sm_90a");
+    ASSERT_TRUE(info.ok) << info.log;
+    EXPECT_TRUE(ptxasPerformanceNotes(info.log).empty()) << out << ":\n" << info.log;
   }
 }
 
