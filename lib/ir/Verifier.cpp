@@ -747,6 +747,13 @@ struct FunctionVerifier {
       for (Value* v : op.operands)
         if (v && !visible(v))
           error(op.loc, std::string(mnemonic(op.kind)) + ": operand used before it is defined (or out of scope)");
+      for (size_t k = 0; k < op.numOperands(); ++k) {  // a wgmma's registers are in flight until its wait
+        const Value* v = op.operand(k);
+        if (v && !v->isRegionArg() && v->def && v->def->kind == OpKind::Wgmma &&
+            !((op.kind == OpKind::Wgmma && k == 2) || op.kind == OpKind::WgmmaWait))
+          error(op.loc, std::string(mnemonic(op.kind)) + ": reads a wgmma's accumulator registers before a wgmma_wait "
+                                                         "hands them on (only another wgmma's c or a wgmma_wait may)");
+      }
       if (!op.info().allowedIn(fn.level))
         error(op.loc, std::string(mnemonic(op.kind)) + " is not allowed in " +
                           (fn.level == IRLevel::Thread ? "thread" : "block") + " IR");
