@@ -781,8 +781,8 @@ class Executor : public sim::exec::MachineState {
 
   // This warp's quarter of a warpgroup-wide wgmma.mma_async.m64nNk16 (ThreadOps.def): rows
   // 16 (w % 4) .. +15 of D = A @ B + C, A and B read from shared memory in the ISA's canonical
-  // layouts (ir/MmaLayout.h wgmmaAddress), each output the exact sum then one rounding to f32,
-  // as mma.
+  // layouts (ir/MmaLayout.h wgmmaAddress), or A from this warp's registers, each output the
+  // exact sum then one rounding to f32, as mma.
   void execWgmma(Warp& w, const COp& op, uint32_t mask) {
     if (mask != 0xffffffffu)
       fail(op, "wgmma needs all 32 lanes of the warp active (wgmma.mma_async.sync.aligned), active lanes: " + laneList(mask) +
@@ -790,18 +790,21 @@ class Executor : public sim::exec::MachineState {
     const Op& ir = *op.op;
     const int N = static_cast<int>(ir.intAttr("n"));
     const DType in = parseDType(ir.strAttr("dtype")).value();  // the verifier checked it
+    const bool aRegs = op.in[0].n > 1;  // this warp's A fragment in registers (mma.m16n8k16's A table)
     WgmmaOperandLayout la, lb;
-    la.swizzle = static_cast<int>(ir.intAttr("a_swizzle"));
-    la.sbo = ir.intAttr("a_sbo");
+    if (!aRegs) {
+      la.swizzle = static_cast<int>(ir.intAttr("a_swizzle"));
+      la.sbo = ir.intAttr("a_sbo");
+    }
     lb.swizzle = static_cast<int>(ir.intAttr("b_swizzle"));
     lb.lbo = ir.intAttr("b_lbo");
     lb.sbo = ir.intAttr("b_sbo");
     lb.mnMajor = ir.intAttr("trans_b") != 0;
     const Slot* aAddr = &w.regs[op.in[0].off];
     const Slot* bAddr = &w.regs[op.in[1].off];
-    const int64_t aStart = sim::asI(aAddr[0]), bStart = sim::asI(bAddr[0]);
+    const int64_t aStart = aRegs ? 0 : sim::asI(aAddr[0]), bStart = sim::asI(bAddr[0]);
     for (int l = 1; l < kWarpSize; ++l)
-      if (sim::asI(aAddr[l]) != aStart || sim::asI(bAddr[l]) != bStart)
+      if ((!aRegs && sim::asI(aAddr[l]) != aStart) || sim::asI(bAddr[l]) != bStart)
         fail(op, "wgmma's shared-memory addresses must be the same in every lane (one descriptor per warpgroup)" + where(w, l, op));
     if (aStart % 16 || bStart % 16) fail(op, "wgmma's shared-memory start addresses must be 16-byte aligned" + where(w, 0, op));
     MemOperands m;
@@ -824,15 +827,22 @@ class Executor : public sim::exec::MachineState {
       return double(sim::asF(sim::convertSlot(sim::loadElement(p, in), in, DType::F32)));
     };
     const int row0 = 16 * (w.id % 4);
+    const MmaInstr tile = *mmaInstrFor(in, false);  // m16n8k16: its C table is wgmma's D table per 8 columns
     std::vector<double> A(16 * 16), B(size_t(16 * N));
-    for (int r = 0; r < 16; ++r)
-      for (int k = 0; k < 16; ++k) A[size_t(r * 16 + k)] = element(wgmmaAddress(la, aStart, row0 + r, k));
+    if (aRegs)
+      for (int l = 0; l < kWarpSize; ++l)
+        for (int e = 0; e < 8; ++e) {
+          auto [r, k] = mmaFragmentCoord(tile, MmaOperand::A, l, e);
+          A[size_t(r * 16 + k)] = double(sim::asF(aAddr[l * 8 + e]));  // registers hold the value as f32
+        }
+    else
+      for (int r = 0; r < 16; ++r)
+        for (int k = 0; k < 16; ++k) A[size_t(r * 16 + k)] = element(wgmmaAddress(la, aStart, row0 + r, k));
     for (int k = 0; k < 16; ++k)
       for (int n = 0; n < N; ++n) B[size_t(k * N + n)] = element(wgmmaAddress(lb, bStart, n, k));
     const Slot* c = &w.regs[op.in[2].off];
     Slot* out = &w.regs[op.out[0].off];
     const uint32_t regs = op.out[0].n;
-    const MmaInstr tile = *mmaInstrFor(in, false);  // m16n8k16: its C table is wgmma's D table per 8 columns
     for (int l = 0; l < kWarpSize; ++l)
       for (uint32_t i = 0; i < regs; ++i) {
         auto [r, col] = mmaFragmentCoord(tile, MmaOperand::C, l, int(i % 4));

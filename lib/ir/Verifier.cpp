@@ -197,12 +197,19 @@ void verifyThreadOp(const Op& op, Check& c) {
       const auto dt = d && std::holds_alternative<std::string>(*d) ? parseDType(std::get<std::string>(*d)) : std::nullopt;
       if (!dt || (*dt != DType::F16 && *dt != DType::BF16)) { c.fail("dtype must be \"f16\" or \"bf16\""); break; }
       bool ok = true;
+      // a: a shared-memory address (its layout in a_swizzle, a_sbo), or this warp's A fragment in
+      // registers (<8 x dtype>, the m16n8k16 A table).
+      const bool aRegs = opd(0).isTile();
+      if (aRegs) ok = c.sameType(opd(0), Type::tile(*dt, {8}), "a fragment (registers)");
       for (const char* s : {"a_swizzle", "b_swizzle"})
-        if (ok && !(c.intAttrIn(s, 32, 128) && (op.intAttr(s) == 32 || op.intAttr(s) == 64 || op.intAttr(s) == 128)))
+        if (ok && !(aRegs && s[0] == 'a') && !(c.intAttrIn(s, 32, 128) && (op.intAttr(s) == 32 || op.intAttr(s) == 64 || op.intAttr(s) == 128)))
           ok = c.fail(std::string(s) + " must be 32, 64 or 128");
       for (const char* s : {"a_sbo", "b_lbo", "b_sbo"})
-        if (ok && !(c.intAttrIn(s, 0, 0x3FFFF) && op.intAttr(s) % 16 == 0)) ok = c.fail(std::string(s) + " must be a multiple of 16 below 2^18");
-      if (!ok || !c.sameType(opd(0), Type::scalar(DType::I32), "a address") || !c.sameType(opd(1), Type::scalar(DType::I32), "b address")) break;
+        if (ok && !(aRegs && s[0] == 'a') && !(c.intAttrIn(s, 0, 0x3FFFF) && op.intAttr(s) % 16 == 0))
+          ok = c.fail(std::string(s) + " must be a multiple of 16 below 2^18");
+      if (!ok || (!aRegs && !c.sameType(opd(0), Type::scalar(DType::I32), "a address")) ||
+          !c.sameType(opd(1), Type::scalar(DType::I32), "b address"))
+        break;
       if (c.sameType(opd(2), Type::tile(DType::F32, {n / 2}), "c (n/2 f32 registers)")) c.sameType(res(), opd(2), "result");
       break;
     }

@@ -115,7 +115,8 @@ llvm::Value* KernelEmitter::emitCvtTf32(const Op& op) {
 // (ir/MmaLayout.h wgmmaDescriptor: (address & 0x3FFFF) >> 4 in bits 0-13, LBO, SBO, swizzle),
 // then
 //   wgmma.mma_async.sync.aligned.m64n{N}k16.f32.bf16.bf16 {d0..}, descA, descB, p, 1, 1, 0, transB;
-// with p = true (D = A B + D) and d tied to c. sm_90a only (a RuntimeError at the op otherwise).
+// or, with a in registers, {d0..}, {a0..a3}, descB, p, 1, 1, transB; with p = true (D = A B + D)
+// and d tied to c. sm_90a only (a RuntimeError at the op otherwise).
 llvm::Value* KernelEmitter::emitWgmma(const Op& op) {
   if (opts_.arch != "sm_90a")
     throw RuntimeError(op.loc, "wgmma needs the sm_90a target (Hopper's arch-specific instructions), but it is " +
@@ -133,21 +134,44 @@ llvm::Value* KernelEmitter::emitWgmma(const Op& op) {
     return b_.CreateOr(start, b_.getInt64(wgmmaDescriptor(l, 0)));  // the constant fields
   };
   const bool transB = op.intAttr("trans_b") != 0;
-  llvm::Value* descA = descriptor(op.operand(0), "a_swizzle", 16, op.intAttr("a_sbo"), false);
+  // a from registers (the RS form): its A fragment as 4 .b32 words, a0 in the low half of the
+  // first; the form has no transpose of a.
+  const bool aRegs = op.operand(0)->type.isTile();
+  std::vector<llvm::Value*> aWords;
+  if (aRegs) {
+    std::vector<llvm::Value*> a = regs(get(op.operand(0)));
+    for (size_t i = 0; i < a.size(); i += 2) aWords.push_back(packB32(a, i, 2));
+  } else {
+    aWords.push_back(descriptor(op.operand(0), "a_swizzle", 16, op.intAttr("a_sbo"), false));
+  }
   llvm::Value* descB = descriptor(op.operand(1), "b_swizzle", op.intAttr("b_lbo"), op.intAttr("b_sbo"), transB);
   std::vector<llvm::Value*> c = regs(get(op.operand(2)));
-  const int R = static_cast<int>(c.size());
+  const int R = static_cast<int>(c.size()), nA = static_cast<int>(aWords.size());
   const std::string dt = op.strAttr("dtype");
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(R + 2) + ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(R + nA + 1) + ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
                      std::to_string(op.intAttr("n")) + "k16.f32." + dt + "." + dt + " {";
   std::string constraints;
   for (int i = 0; i < R; ++i) {
     text += (i ? ", $" : "$") + std::to_string(i);
     constraints += "=f,";
   }
-  text += "}, $" + std::to_string(R) + ", $" + std::to_string(R + 1) + ", p, 1, 1, 0, " + (transB ? "1" : "0") + ";\n}";
-  constraints += "l,l,r";
-  std::vector<llvm::Value*> args{descA, descB, b_.getInt32(1)};
+  text += "}, ";
+  if (aRegs) {
+    text += "{";
+    for (int i = 0; i < nA; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(R + i);
+      constraints += "r,";
+    }
+    text += "}";
+  } else {
+    text += "$" + std::to_string(R);
+    constraints += "l,";
+  }
+  text += ", $" + std::to_string(R + nA) + ", p, 1, 1, " + (aRegs ? "" : "0, ") + (transB ? "1" : "0") + ";\n}";
+  constraints += "l,r";
+  std::vector<llvm::Value*> args = aWords;
+  args.push_back(descB);
+  args.push_back(b_.getInt32(1));
   for (int i = 0; i < R; ++i) {
     constraints += "," + std::to_string(i);
     args.push_back(c[size_t(i)]);

@@ -195,7 +195,8 @@ bool chainedDot(const Op& dot) {
 
 // Why a dot cannot run as wgmma (empty: it can): f16 / bf16 inputs, warpgroups of 4 warps all
 // along M (M a multiple of 16 x num_warps), rows of each operand a swizzle atom (32, 64 or 128
-// bytes, or a multiple of 128), at most 256 columns per instruction, and a not in registers.
+// bytes, or a multiple of 128), at most 256 columns per instruction. An a from another dot's
+// registers (attention's p) is read from them (LowerWgmma.cpp).
 std::string wgmmaObstacle(const Op& dot, int numWarps) {
   const Type &a = dot.operand(0)->type, &b = dot.operand(1)->type;
   const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
@@ -205,8 +206,6 @@ std::string wgmmaObstacle(const Op& dot, int numWarps) {
   if (M % (16 * numWarps)) return "wgmma needs M a multiple of 16 x num_warps = " + std::to_string(16 * numWarps);
   if (!rowOk(K) || K > 256) return "wgmma needs K = 16, 32, 64 or a multiple of 64 up to 256";
   if (!rowOk(N) || (N > 256 && N % 256)) return "wgmma needs N = 16, 32, 64 or a multiple of 64 (of 256 above 256)";
-  std::unordered_set<const Value*> seen;
-  if (dotFeeding(dot.operand(0), seen)) return "a comes from another dot's registers (mma.sync takes it from there)";
   return "";
 }
 

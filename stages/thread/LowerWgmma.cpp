@@ -16,6 +16,10 @@
 //      staged as row 16 (t W + w) + 8 h + g, i.e. instruction row 16 l + 8 h + g of warpgroup G's
 //      wgmma for m-tile t: the wgmma's D fragments are then the accumulator's own registers, in
 //      place. Then fence_proxy_async (the tensor cores read through the async proxy) and a barrier.
+//      An a in the accumulator layout with every warp along M (a chained dot's p, attention's
+//      p v: planDot) is not staged: each wgmma takes its A from registers, the A fragment of
+//      (m-tile t, k step s) being the C fragments of a's n-tiles 2s and 2s + 1 (as mma's, LowerDot.cpp),
+//      whose rows are the rows of D's registers: nothing is renumbered.
 //   2. wgmma_fence; per k step of 16, per m-tile t and per block of up to 256 columns, one wgmma
 //      whose registers are the accumulator's C fragments of (t, the block's 8-column n-tiles) in
 //      order; then wgmma_commit and wgmma_wait 0 on those registers (its results are them, final
@@ -41,7 +45,9 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
   auto atom = [](int64_t elems) { return std::min<int64_t>(128, elems * 2); };
   const int64_t SA = atom(K), SB = atom(bKMajor ? K : N), rowA = SA / 2, rowB = SB / 2;
 
-  // 1. staging (wgmmaStaging's layouts; an operand a ring copies is in its slot).
+  // 1. staging (wgmmaStaging's layouts; an operand a ring copies is in its slot). An a in the
+  // accumulator layout (a chained dot's p) stays in registers: its registers are the A fragments.
+  const bool aInRegs = aT.layout && *aT.layout == *Layout::blocked({1, 2}, {8, 4}, {W, 1}, {1, 0});
   const std::optional<OperandStaging> sa = wgmmaStaging(op, 0), sb = wgmmaStaging(op, 1);
   DotStaging st;
   st.align = 1024;
@@ -50,7 +56,7 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
   st.bBytes = sb->bytes;
   st.aWhat = sa->what;
   st.bWhat = sb->what;
-  st.stageA = [&](Value* base) { stageOperand(op.operand(0), base, *sa); };
+  if (!aInRegs) st.stageA = [&](Value* base) { stageOperand(op.operand(0), base, *sa); };
   st.stageB = [&](Value* base) { stageOperand(op.operand(1), base, *sb); };
   const DotBases bases = stageDotOperands(op, st);
   Value* aBase = bases.a;
@@ -59,9 +65,18 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
   // The descriptors' start addresses: warpgroup G's rows of m-tile t begin at staged row
   // 16 (t W + 4 G); a k step moves 16 elements along a's (or a k-major b's) rows, or 16 rows of
   // an N-major b.
-  Value* group = divC(warp_, 4);
-  Value* aGroup = bin(OpKind::Add, aBase, mulC(group, 64 * SA));
+  Value* aGroup = aInRegs ? nullptr : bin(OpKind::Add, aBase, mulC(divC(warp_, 4), 64 * SA));
+  // a in registers: A fragment (m-tile t, k step s) = the C fragments of a's n-tiles 2s and
+  // 2s + 1, as for mma (LowerDot.cpp): rows (2t + h) 8 W + 8 w + g, the rows of D's registers.
+  const std::vector<int64_t> pReg = aInRegs ? mmaFragmentRegs(aT, instr, W, 1, mTiles, "dot operand a") : std::vector<int64_t>{};
+  Value* aVal = aInRegs ? get(op.operand(0)) : nullptr;
   auto aStart = [&](int64_t t, int64_t s) {
+    if (aInRegs) {
+      std::vector<int64_t> idx;
+      for (int64_t half = 0; half < 2; ++half)
+        for (int e = 0; e < 4; ++e) idx.push_back(pReg[size_t((t * (K / 8) + 2 * s + half) * 4 + e)]);
+      return permuteRegs(aVal, idx);
+    }
     const int64_t k = 16 * s;
     return addC(aGroup, (k / rowA) * M * SA + t * W * 16 * SA + (k % rowA) * 2);
   };
@@ -70,14 +85,9 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
     if (bKMajor) return addC(bBase, (k / rowB) * N * SB + n0 * SB + (k % rowB) * 2);
     return addC(bBase, (n0 / rowB) * K * SB + k * SB);
   };
-  const std::vector<NamedAttr> attrs{{"n", nPer},
-                      {"dtype", std::string(dtypeName(aT.dtype))},
-                      {"a_swizzle", SA},
-                      {"a_sbo", 8 * SA},
-                      {"b_swizzle", SB},
-                      {"b_lbo", bKMajor ? int64_t(16) : K * SB},
-                      {"b_sbo", 8 * SB},
-                      {"trans_b", int64_t(!bKMajor)}};
+  std::vector<NamedAttr> attrs{{"n", nPer}, {"dtype", std::string(dtypeName(aT.dtype))}};
+  if (!aInRegs) attrs.insert(attrs.end(), {{"a_swizzle", SA}, {"a_sbo", 8 * SA}});
+  attrs.insert(attrs.end(), {{"b_swizzle", SB}, {"b_lbo", bKMajor ? int64_t(16) : K * SB}, {"b_sbo", 8 * SB}, {"trans_b", int64_t(!bKMajor)}});
 
   // 2. the wgmmas, on the accumulator's registers.
   const std::vector<int64_t> cReg = mmaFragmentRegs(cT, instr, W, 1, mTiles, "accumulator");

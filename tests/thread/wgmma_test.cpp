@@ -5,7 +5,8 @@
 //     a C++ reference (inputs rounded to the dtype, products summed in double) at every swizzle
 //     width (K, N = 16, 32, 64 elements), 128-byte column blocks (K, N = 128), two wgmmas per row
 //     of blocks (N = 512), 4 and 8 warps, k-major b, ragged sizes and num_stages;
-//   - which dots the plan puts on wgmma, why not the others, and the 1024-byte alignment.
+//   - which dots the plan puts on wgmma, why not the others, and the 1024-byte alignment;
+//   - attention's p v with a from registers (the RS form) against tl-scalar.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -170,6 +171,56 @@ TEST(Wgmma, PlanFallsBackWithAReason) {
     for (const Value* v : op.operands) EXPECT_EQ(v->isRegionArg() ? OpKind::Return : v->def->kind, OpKind::Wgmma);
   });
   EXPECT_GT(waits, 0);
+}
+
+// Attention's second dot (p v) takes p from the first dot's registers: a wgmma whose a is this
+// warp's A fragment (the RS form), no shared buffer for p, its m-tile rows those of D's
+// registers. On the executor against tl-scalar at head dims 64 and 128, causal and not, with
+// and without load rings; the thread IR round-trips.
+TEST(Wgmma, AChainedDotTakesItsAFromRegisters) {
+  for (const char* d : {"64", "128"})
+    for (const char* stage : {"1", "3"})
+      for (const char* stages : {"1", "3"}) {
+        const std::string what = std::string("HEAD_DIM ") + d + " STAGE " + stage + " num_stages " + stages;
+        std::ostringstream err;
+        auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/triton/t06_attention_fwd.tl",
+                                   {{"Z", "1"}, {"H", "1"}, {"N_CTX", "256"}, {"HEAD_DIM", d}, {"BLOCK_M", "128"},
+                                    {"BLOCK_N", "64"}, {"STAGE", stage}, {"num_stages", stages}, {"sm_scale", "0.125"},
+                                    {"Q", "randn((Z,H,N_CTX,HEAD_DIM),dtype=bf16,seed=1)"},
+                                    {"K", "randn((Z,H,N_CTX,HEAD_DIM),dtype=bf16,seed=2)"},
+                                    {"V", "randn((Z,H,N_CTX,HEAD_DIM),dtype=bf16,seed=3)"},
+                                    {"Out", "zeros((Z,H,N_CTX,HEAD_DIM),dtype=bf16,output=True)"}},
+                                   err);
+        ASSERT_TRUE(k) << err.str();
+        ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{8, false, nullptr, true});
+        const std::string why = explainDots(*tc.blockIR, 8, true);
+        const size_t first = why.find("wgmma.mma_async");
+        ASSERT_NE(first, std::string::npos) << why;
+        EXPECT_NE(why.find("wgmma.mma_async", first + 1), std::string::npos) << what << "\n" << why;
+        const uint32_t pv = 52;  // acc = tl.dot(p.to(v.dtype), v, acc)
+        int64_t fromRegs = 0, fromShared = 0;
+        walk(tc.threadIR->body, [&](Op& op) {
+          if (op.kind != OpKind::Wgmma || op.loc.line != pv) return;
+          ++(op.operand(0)->type.isTile() ? fromRegs : fromShared);
+          EXPECT_EQ(op.attr("a_swizzle"), nullptr);
+        });
+        EXPECT_EQ(fromRegs, 4 * (std::string(stage) == "3" ? 2 : 1)) << what;  // BLOCK_N / 16 k steps per loop
+        EXPECT_EQ(fromShared, 0) << what;
+        for (const SharedBuffer& b : tc.shared.buffers)
+          EXPECT_FALSE(b.loc.line == pv && b.purpose.find("operand a") != std::string::npos) << tc.shared.str();
+        DiagEngine diag;
+        auto parsed = parseFunction(printFunction(*tc.threadIR), diag);
+        ASSERT_TRUE(parsed && !diag.hasErrors()) << diag.renderAll();
+        EXPECT_EQ(printFunction(*parsed), printFunction(*tc.threadIR));
+        Memory want = Memory::fromLaunch(k->launch), got = Memory::fromLaunch(k->launch);
+        runScalar(*k->ir, k->launch, want);
+        runThreadIR(*tc.threadIR, k->launch, got);
+        const Buffer *w = want.find("Out"), *g = got.find("Out");
+        ASSERT_TRUE(w && g);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < w->numel(); ++i) bad += !(std::fabs(g->getF(i) - w->getF(i)) <= 2e-2 + 2e-2 * std::fabs(w->getF(i)));
+        EXPECT_EQ(bad, 0) << what;
+      }
 }
 
 // The thread IR with wgmmas verifies, prints and parses back to the same text; a wgmma with a
