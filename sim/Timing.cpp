@@ -155,6 +155,7 @@ class Converter {
     prod_.assign(ids_.size(), {});
     openWgmma_.clear();
     committedWgmma_.clear();
+    wgmmas_.clear();
     openCopies_.clear();
     committedCopies_.clear();
     known_.assign(ids_.size(), 0);
@@ -181,6 +182,7 @@ class Converter {
   std::vector<Producers> prod_;
   Producers openWgmma_;                   // wgmmas issued since the last wgmma_commit
   std::vector<Producers> committedWgmma_;  // committed groups not yet waited for, oldest first
+  std::vector<int32_t> wgmmas_;            // every wgmma of the warp (sorted: instruction order)
   Producers openCopies_;                   // cp_asyncs issued since the last cp_async_commit
   std::vector<Producers> committedCopies_;  // their committed groups not yet waited for
   std::vector<char> known_;  // per value: known at compile time (constants, reg_index, and ops on them)
@@ -343,10 +345,18 @@ class Converter {
         const int64_t pieces = op.intAttr("n") / 8;
         const double per = gpu_.wgmmaCyclesF16 > 0 ? gpu_.wgmmaCyclesF16 : gpu_.mmaCyclesF16;
         const int busy = std::max(1, int(std::lround(per * double(pieces))));
-        // Its result is ready once the pipe has done all N/8 pieces, plus the mma latency.
-        TimedInstr& t = emit(out, op, e.instr, TimedKind::Tensor, 1, busy + std::max(1, gpu_.mmaLatencyCycles), operandDeps(op));
+        // Its result is ready once the pipe has done all N/8 pieces, plus the mma latency. A
+        // wgmma accumulating onto another's registers does not wait for that result: the
+        // tensor core applies the wgmmas of a warp in order (PTX ISA, wgmma.fence), so only the
+        // pipe serializes them.
+        Producers deps = of(op.operand(0));
+        addAll(deps, of(op.operand(1)));
+        for (int32_t p : of(op.operand(2)))
+          if (!std::binary_search(wgmmas_.begin(), wgmmas_.end(), p)) addAll(deps, {p});
+        TimedInstr& t = emit(out, op, e.instr, TimedKind::Tensor, 1, busy + std::max(1, gpu_.mmaLatencyCycles), deps);
         t.pipeCycles = busy;
         openWgmma_.push_back(int32_t(out.size() - 1));
+        wgmmas_.push_back(int32_t(out.size() - 1));
         return;
       }
       case OpKind::WgmmaCommit:
