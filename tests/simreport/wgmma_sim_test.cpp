@@ -1,5 +1,6 @@
 // The simulator's warpgroup MMAs (sim/Timing.cpp: a wgmma keeps its warp's sub-partition's tensor
-// core busy N/8 x wgmmaCyclesF16 cycles; wgmma_wait waits for every wgmma before it): a bf16
+// core busy N/8 x wgmmaCyclesF16 cycles, chained ones in order without waiting for each other's
+// results; wgmma_wait waits for every wgmma before it): a bf16
 // matmul with --wgmma keeps the tensor cores busy and is predicted faster than with mma.sync (the
 // H200's 457 against 272 TFLOP/s, bench/results/gpu/), and the report says it was compiled so.
 #include <gtest/gtest.h>
@@ -7,7 +8,11 @@
 #include <sstream>
 
 #include "runtime/Driver.h"
+#include "sim/Gpu.h"
 #include "sim/SimReport.h"
+#include "sim/ThreadExecutor.h"
+#include "sim/Timing.h"
+#include "thread/Pipeline.h"
 
 namespace tl {
 namespace {
@@ -35,6 +40,43 @@ TEST(WgmmaSim, TensorCoresBusyAndFasterThanMmaSync) {
   EXPECT_GT(tw, 0.05);
   EXPECT_GT(tm, 0.05);
   EXPECT_LT(w.json["timing"]["time_us"].get<double>(), m.json["timing"]["time_us"].get<double>());
+}
+
+// A wgmma accumulating onto another's registers waits for the tensor pipe, not for that
+// result (the ISA applies a warp's wgmmas in order): in the timed stream no wgmma depends on
+// an earlier wgmma; the wgmma_wait depends on all of its group, and what reads the
+// accumulator after it depends on the wait. 8 k steps of one m64n32k16 per warp.
+TEST(WgmmaSim, ChainedWgmmasWaitForThePipeNotTheResult) {
+  std::ostringstream err;
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/tests/thread/kernels/mma_dot.tl",
+                             {{"MODE", "1"}, {"BM", "64"}, {"K", "128"}, {"BK", "128"}}, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompileOptions o;
+  o.numWarps = 4;
+  o.wgmma = true;
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, o);
+  Memory m = Memory::fromLaunch(k->launch);
+  ExecOptions eo;
+  eo.traceWarps = true;
+  ExecResult r = runThreadIR(*tc.threadIR, k->launch, m, eo);
+  TimingInput in = buildTimingInput(*tc.threadIR, r, loadGpu("h200"));
+  ASSERT_FALSE(in.sample.empty());
+  const std::vector<TimedInstr>& s = in.sample[0].warps[0];
+  const std::vector<const Op*> table = instructionTable(*tc.threadIR);
+  auto kindOf = [&](const TimedInstr& t) { return t.instr >= 0 ? table[size_t(t.instr)]->kind : OpKind::Return; };
+  std::vector<int32_t> wgmmas;
+  int32_t wait = -1;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (kindOf(s[i]) == OpKind::Wgmma) {
+      for (int32_t d : s[i].deps) EXPECT_NE(kindOf(s[size_t(d)]), OpKind::Wgmma) << "wgmma " << i << " waits for wgmma " << d;
+      wgmmas.push_back(int32_t(i));
+    }
+    if (kindOf(s[i]) == OpKind::WgmmaWait && wait < 0) wait = int32_t(i);
+  }
+  ASSERT_GE(wgmmas.size(), 2u);
+  ASSERT_GE(wait, 0);
+  for (int32_t w : wgmmas)
+    if (w < wait) EXPECT_NE(std::find(s[size_t(wait)].deps.begin(), s[size_t(wait)].deps.end(), w), s[size_t(wait)].deps.end());
 }
 
 }  // namespace
