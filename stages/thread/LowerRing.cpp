@@ -32,7 +32,8 @@
 //      carried value only it reads and whose result only the yield reads, waits with
 //      wgmma_wait 1: one iteration's wgmmas stay in flight while the next is issued. R = L + 2
 //      keeps the slot they read out of the copies' way.
-//   5. after the loop: wgmma_wait 0 (when 4 applies), cp_async_wait 0, a barrier: no copy is in
+//   5. after the loop: wgmma_wait 0 on the loop's accumulators of those dots (when 4 applies;
+//      what follows reads the wait's results), cp_async_wait 0, a barrier: no copy is in
 //      flight (the last iterations' copies are masked off: zeros, nothing read) when the
 //      buffers are reused.
 // The executor checks what this relies on: a read of bytes a copy has not landed, a copy over
