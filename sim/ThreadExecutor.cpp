@@ -36,7 +36,7 @@
 //     fragments of all 32 lanes into matrices by the PTX ISA's tables (ir/MmaLayout.h), computes
 //     each D element as C + sum of the k products in double precision (exact for f16, bf16,
 //     tf32 and fp8 products and these sums) rounded once to f32, and scatters D back. A tf32
-//     input's low 13 mantissa bits are ignored, as the hardware does (cvt_tf32 rounds first).
+//     input's low 13 mantissa bits are ignored, as the hardware does (truncToTf32).
 //     The hardware's internal order and truncation are not documented: D may differ from the
 //     GPU's in the last bits.
 //   - cp_async reads its global bytes at issue and holds them; they land in shared memory at
@@ -611,15 +611,14 @@ class Executor : public sim::exec::MachineState {
           auto& groups = wgmmaCommitted_[size_t(w.id)];
           const size_t keep = size_t(op.op->intAttr("pending"));
           while (groups.size() > keep) {
-            for (uint32_t off : groups.front())
-              for (uint32_t b = 0; b < 2; ++b) --asyncReaders_[off + b];
+            for (uint32_t off : groups.front()) --asyncReaders_[off];  // one entry per byte
             groups.erase(groups.begin());
           }
           for (size_t k = 0; k < op.in.size(); ++k)  // its results are the accumulators it waited for
             std::copy_n(&w.regs[op.in[k].off], size_t(op.in[k].n) * 32, &w.regs[op.out[k].off]);
         }
         break;
-      case OpKind::CvtTf32: map1(w, op, mask, [](Slot x) { return sim::fromF(roundToTf32(sim::asF(x))); }); break;
+      case OpKind::CvtTf32: map1(w, op, mask, [](Slot x) { return sim::fromF(truncToTf32(sim::asF(x))); }); break;
       case OpKind::LdGlobal: execLdGlobal(w, op, mask); break;
       case OpKind::StGlobal: execStGlobal(w, op, mask); break;
       case OpKind::LdShared: execLdShared(w, op, mask); break;
@@ -779,10 +778,11 @@ class Executor : public sim::exec::MachineState {
       }
   }
 
-  // This warp's quarter of a warpgroup-wide wgmma.mma_async.m64nNk16 (ThreadOps.def): rows
+  // This warp's quarter of a warpgroup-wide wgmma.mma_async.m64nNkK (ThreadOps.def): rows
   // 16 (w % 4) .. +15 of D = A @ B + C, A and B read from shared memory in the ISA's canonical
   // layouts (ir/MmaLayout.h wgmmaAddress), or A from this warp's registers, each output the
-  // exact sum then one rounding to f32, as mma.
+  // exact sum then one rounding to f32, as mma. K is mma's k for the dtype (16; tf32 8; fp8 32):
+  // one instruction reads 32 bytes of each row. A tf32 input's low 13 mantissa bits are ignored.
   void execWgmma(Warp& w, const COp& op, uint32_t mask) {
     if (mask != 0xffffffffu)
       fail(op, "wgmma needs all 32 lanes of the warp active (wgmma.mma_async.sync.aligned), active lanes: " + laneList(mask) +
@@ -790,8 +790,11 @@ class Executor : public sim::exec::MachineState {
     const Op& ir = *op.op;
     const int N = static_cast<int>(ir.intAttr("n"));
     const DType in = parseDType(ir.strAttr("dtype")).value();  // the verifier checked it
+    const MmaInstr tile = *mmaInstrFor(in, true);  // its k is wgmma's K; its C table is wgmma's D table per 8 columns
+    const int K = tile.k, E = dtypeBytes(in);
     const bool aRegs = op.in[0].n > 1;  // this warp's A fragment in registers (mma.m16n8k16's A table)
     WgmmaOperandLayout la, lb;
+    la.elemBytes = lb.elemBytes = E;
     if (!aRegs) {
       la.swizzle = static_cast<int>(ir.intAttr("a_swizzle"));
       la.sbo = ir.intAttr("a_sbo");
@@ -811,34 +814,35 @@ class Executor : public sim::exec::MachineState {
     m.n = 1;
     m.vec = 1;
     m.dtype = in;
-    m.elemBytes = 2;
+    m.elemBytes = E;
     sim::RaceConflict conflict;
     if (asyncReaders_.empty()) asyncReaders_.assign(shared_.size(), 0);
     std::vector<uint32_t>& reads = wgmmaOpen_[size_t(w.id)];
     auto element = [&](int64_t addr) {
       const uint8_t* p = sharedElement(w, op, m, Slot(addr), 0, false);
-      if (opts_.detectRaces && races_.onRead(static_cast<uint32_t>(p - shared_.data()), 2, w.id * 32, op.instr, conflict))
-        raceError(op, conflict);
-      checkNoCopyLands(w, op, 0, static_cast<uint32_t>(p - shared_.data()), 2, "wgmma reads");
       const uint32_t off = static_cast<uint32_t>(p - shared_.data());
-      reads.push_back(off);
-      ++asyncReaders_[off];
-      ++asyncReaders_[off + 1];
-      return double(sim::asF(sim::convertSlot(sim::loadElement(p, in), in, DType::F32)));
+      if (opts_.detectRaces && races_.onRead(off, uint32_t(E), w.id * 32, op.instr, conflict)) raceError(op, conflict);
+      checkNoCopyLands(w, op, 0, off, uint32_t(E), "wgmma reads");
+      for (uint32_t b = 0; b < uint32_t(E); ++b) {  // one entry per byte read
+        reads.push_back(off + b);
+        ++asyncReaders_[off + b];
+      }
+      Slot v = sim::loadElement(p, in);
+      if (in == DType::F32) return double(sim::asF(v & ~Slot(0x1fff)));  // the tensor core reads tf32
+      return double(sim::asF(sim::convertSlot(v, in, DType::F32)));
     };
     const int row0 = 16 * (w.id % 4);
-    const MmaInstr tile = *mmaInstrFor(in, false);  // m16n8k16: its C table is wgmma's D table per 8 columns
-    std::vector<double> A(16 * 16), B(size_t(16 * N));
+    std::vector<double> A(size_t(16 * K)), B(size_t(K * N));
     if (aRegs)
       for (int l = 0; l < kWarpSize; ++l)
         for (int e = 0; e < 8; ++e) {
           auto [r, k] = mmaFragmentCoord(tile, MmaOperand::A, l, e);
-          A[size_t(r * 16 + k)] = double(sim::asF(aAddr[l * 8 + e]));  // registers hold the value as f32
+          A[size_t(r * K + k)] = double(sim::asF(aAddr[l * 8 + e]));  // registers hold the value as f32
         }
     else
       for (int r = 0; r < 16; ++r)
-        for (int k = 0; k < 16; ++k) A[size_t(r * 16 + k)] = element(wgmmaAddress(la, aStart, row0 + r, k));
-    for (int k = 0; k < 16; ++k)
+        for (int k = 0; k < K; ++k) A[size_t(r * K + k)] = element(wgmmaAddress(la, aStart, row0 + r, k));
+    for (int k = 0; k < K; ++k)
       for (int n = 0; n < N; ++n) B[size_t(k * N + n)] = element(wgmmaAddress(lb, bStart, n, k));
     const Slot* c = &w.regs[op.in[2].off];
     Slot* out = &w.regs[op.out[0].off];
@@ -848,7 +852,7 @@ class Executor : public sim::exec::MachineState {
         auto [r, col] = mmaFragmentCoord(tile, MmaOperand::C, l, int(i % 4));
         const int n = 8 * int(i / 4) + col;
         double sum = sim::asF(c[uint32_t(l) * regs + i]);
-        for (int k = 0; k < 16; ++k) sum += A[size_t(r * 16 + k)] * B[size_t(k * N + n)];
+        for (int k = 0; k < K; ++k) sum += A[size_t(r * K + k)] * B[size_t(k * N + n)];
         out[uint32_t(l) * regs + i] = sim::fromF(static_cast<float>(sum));
       }
   }

@@ -593,7 +593,7 @@ PyVal Sema::builtinDot(const Expr& e) {
   Args a;
   if (!bindArgs(e, "dot", {"a", "b", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc", "out_dtype"}, 2, a))
     return PyVal::poison();
-  // Precision of f32 inputs (Triton's input_precision / allow_tf32): "tf32" rounds them to tf32
+  // Precision of f32 inputs (Triton's input_precision / allow_tf32): "tf32" reads them as tf32
   // and runs on tensor cores, "ieee" multiplies in fp32. Triton's default is tf32, and so is a
   // file that imports triton's; tilelab's own dialect defaults to ieee (docs/language.md).
   if (a.has(3) && !(a.vals[3].kind == PyVal::Kind::String &&

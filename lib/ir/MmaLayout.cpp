@@ -17,9 +17,12 @@ std::string MmaInstr::shapeName() const {
   return "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k);
 }
 
+const char* MmaInstr::typeName() const {
+  return in == DType::F16 ? "f16" : in == DType::BF16 ? "bf16" : in == DType::F32 ? "tf32" : in == DType::F8E4M3 ? "e4m3" : "e5m2";
+}
+
 std::string MmaInstr::ptx() const {
-  const char* t = in == DType::F16 ? "f16" : in == DType::BF16 ? "bf16" : in == DType::F32 ? "tf32"
-                  : in == DType::F8E4M3 ? "e4m3" : "e5m2";
+  const char* t = typeName();
   return "mma.sync.aligned." + shapeName() + ".row.col.f32." + t + "." + t + ".f32";
 }
 
@@ -81,7 +84,7 @@ LayoutPtr mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps, std::string* 
 int64_t wgmmaAddress(const WgmmaOperandLayout& l, int64_t start, int64_t major, int64_t k) {
   const int64_t S = l.swizzle;
   const int64_t o = l.mnMajor ? (major % (S / 2)) * 2 + (major / (S / 2)) * l.lbo + (k % 8) * S + (k / 8) * l.sbo
-                              : (major % 8) * S + (major / 8) * l.sbo + 2 * k;
+                              : (major % 8) * S + (major / 8) * l.sbo + l.elemBytes * k;
   const int64_t addr = start + o;
   return addr ^ (((addr >> 7) & (S / 16 - 1)) << 4);
 }

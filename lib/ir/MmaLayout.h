@@ -52,6 +52,8 @@ struct MmaInstr {
   int kRun() const;
   // "m16n8k16"
   std::string shapeName() const;
+  // The PTX type of the inputs: "f16", "bf16", "tf32", "e4m3", "e5m2".
+  const char* typeName() const;
   // "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
   std::string ptx() const;
   // The lowest sm this instruction exists on (80; fp8: 89).
@@ -85,7 +87,8 @@ LayoutPtr mmaAccumulatorLayout(int64_t M, int64_t N, int numWarps, std::string* 
 // canonical layouts (CuTe notation, T = 8 elements of 16 bits = 16 bytes):
 //   K-major (A; B with trans-b 0), S-byte swizzle:  ((8,m),(T,2k)):((S/2,SBO),(1,T))
 //     row r of the operand (m of A, n of B) at (r % 8) * S + (r / 8) * SBO, its k-th element at
-//     2k more (k < 16: one instruction's 32 bytes, inside one S-byte row);
+//     E k more for E-byte elements (k < 32 / E: one instruction's 32 bytes, inside one S-byte
+//     row; tf32 (E = 4) and fp8 (E = 1) operands are K-major only);
 //   MN-major (B with trans-b 1), S-byte swizzle:   ((T,S/16,m),(8,k)):((1,T,LBO),(S/2,SBO))
 //     element (k, n) at (n % (S/2)) * 2 + (n / (S/2)) * LBO + (k % 8) * S + (k / 8) * SBO.
 // Then Swizzle<log2(S/16),4,3> acts on the address: its 16-byte chunk bits 4.. are XORed with
@@ -97,6 +100,7 @@ struct WgmmaOperandLayout {
   int64_t lbo = 0;     // bytes (MN-major only: the next S/2 columns)
   int64_t sbo = 0;     // bytes (the next 8 rows of the K-major operand, the next 8 k of an MN-major one)
   bool mnMajor = false;
+  int elemBytes = 2;   // E: 2 (f16, bf16), 4 (tf32), 1 (fp8); MN-major needs 2
 };
 // The shared-memory byte address of element (row, k) of a K-major operand or (k, n) of an
 // MN-major one (`major` = row or n, `k` = k), for a descriptor starting at `start`.

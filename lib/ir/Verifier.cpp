@@ -195,12 +195,18 @@ void verifyThreadOp(const Op& op, Check& c) {
       if (n % 8) { c.fail("n must be a multiple of 8"); break; }
       const Attr* d = op.attr("dtype");
       const auto dt = d && std::holds_alternative<std::string>(*d) ? parseDType(std::get<std::string>(*d)) : std::nullopt;
-      if (!dt || (*dt != DType::F16 && *dt != DType::BF16)) { c.fail("dtype must be \"f16\" or \"bf16\""); break; }
+      if (!dt || (*dt != DType::F16 && *dt != DType::BF16 && *dt != DType::F32 && !isFp8(*dt))) {
+        c.fail("dtype must be \"f16\", \"bf16\", \"f32\" (read as tf32), \"f8e4m3\" or \"f8e5m2\"");
+        break;
+      }
+      const bool half = *dt == DType::F16 || *dt == DType::BF16;
       bool ok = true;
       // a: a shared-memory address (its layout in a_swizzle, a_sbo), or this warp's A fragment in
-      // registers (<8 x dtype>, the m16n8k16 A table).
+      // registers (<8 x dtype>, the m16n8k16 A table; 16-bit inputs only).
       const bool aRegs = opd(0).isTile();
-      if (aRegs) ok = c.sameType(opd(0), Type::tile(*dt, {8}), "a fragment (registers)");
+      if (aRegs && !half) ok = c.fail("a in registers is built for f16 / bf16 inputs only");
+      else if (aRegs) ok = c.sameType(opd(0), Type::tile(*dt, {8}), "a fragment (registers)");
+      if (ok && !half && op.intAttr("trans_b")) ok = c.fail("trans_b must be 0 for tf32 and fp8 inputs (the ISA reads them K-major only)");
       for (const char* s : {"a_swizzle", "b_swizzle"})
         if (ok && !(aRegs && s[0] == 'a') && !(c.intAttrIn(s, 32, 128) && (op.intAttr(s) == 32 || op.intAttr(s) == 64 || op.intAttr(s) == 128)))
           ok = c.fail(std::string(s) + " must be 32, 64 or 128");

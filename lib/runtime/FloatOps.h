@@ -28,15 +28,17 @@ inline float floatMinimum(float a, float b) {
   return a < b ? a : b;
 }
 
-// f32 -> tf32 (8-bit exponent, 10-bit mantissa, kept in an f32) rounding to nearest with ties
-// away from zero, as PTX's cvt.rna.tf32.f32: what a dot with precision "tf32" does to each input
-// in every engine, before products that are then exact in f32. NaN and infinities pass; a value
-// that rounds past the largest finite tf32 becomes an infinity.
-inline float roundToTf32(float v) {
+// f32 -> tf32 (8-bit exponent, 10-bit mantissa, kept in an f32) by dropping the low 13
+// mantissa bits: what a dot with precision "tf32" does to each input in every engine, before
+// products that are then exact in f32. It is how the tensor core reads an f32 word as tf32
+// (mma.sync from registers, wgmma from shared memory, where a cp.async or TMA copy cannot
+// round on the way), and what Triton's tf32 dots give (no cvt.rna: Triton issue #4574). NaN and
+// infinities keep their class; values move towards zero by less than one tf32 ulp.
+inline float truncToTf32(float v) {
   uint32_t bits;
   std::memcpy(&bits, &v, sizeof bits);
-  if ((bits & 0x7f800000u) == 0x7f800000u) return v;  // inf, NaN
-  bits = (bits + 0x1000u) & ~0x1fffu;                  // half an ulp of the 13 dropped bits, magnitude-wise
+  if ((bits & 0x7f800000u) == 0x7f800000u) return v;  // inf, NaN (a NaN keeps its payload)
+  bits &= ~0x1fffu;
   std::memcpy(&v, &bits, sizeof v);
   return v;
 }

@@ -144,8 +144,8 @@ void toleranceFor(DType dtype, double& atol, double& rtol);
 struct ToleranceOverride {
   double atol = -1, rtol = -1;
   // The kernel has a dot in tf32 precision (usesTf32Dots): its f32 results are made from inputs
-  // with 10-bit mantissas, and an input one f32 ulp off in another stage may round to the next
-  // tf32 value, so f32 outputs are compared with f16's tolerance (the same mantissa width).
+  // with 10-bit mantissas truncated (an input one f32 ulp off in another stage may fall to the
+  // next tf32 value), so f32 outputs are compared at atol = rtol = 2e-2 (Compare.cpp).
   bool tf32Dots = false;
 };
 // True when `fn` has a dot with precision "tf32" (in any region).

@@ -644,13 +644,13 @@ void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out, bool tf32) {
   const int64_t batches = a.rank == 3 ? a.dims[0] : 1;
   const int64_t M = a.rows / batches, K = a.cols, N = b.cols;
   std::copy_n(acc.f32.data(), batches * M * N, out.f32.data());
-  std::vector<float> ra, rb;  // the inputs rounded to tf32
+  std::vector<float> ra, rb;  // the inputs read as tf32
   const float *pa = a.f32.data(), *pb = b.f32.data();
   if (tf32) {
     ra.resize(static_cast<size_t>(batches * M * K));
     rb.resize(static_cast<size_t>(batches * K * N));
-    std::transform(pa, pa + ra.size(), ra.begin(), roundToTf32);
-    std::transform(pb, pb + rb.size(), rb.begin(), roundToTf32);
+    std::transform(pa, pa + ra.size(), ra.begin(), truncToTf32);
+    std::transform(pb, pb + rb.size(), rb.begin(), truncToTf32);
     pa = ra.data();
     pb = rb.data();
   }

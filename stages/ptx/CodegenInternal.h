@@ -121,7 +121,7 @@ class KernelEmitter {
   llvm::Value* f32ToFp8(llvm::Value* x, DType d);         // f32 -> fp8 bits: RTNE, satfinite
   void requireFp8Arch(const Op& op) const;                // RuntimeError below sm_89
 
-  // ----- tensor cores (CodegenMma.cpp): mma.sync and cvt.rna.tf32 -----
+  // ----- tensor cores (CodegenMma.cpp): mma.sync, wgmma, ldmatrix, cvt_tf32 -----
   llvm::Value* emitMma(const Op& op);
   llvm::Value* emitCvtTf32(const Op& op);
   llvm::Value* emitLdmatrix(const Op& op);

@@ -1,6 +1,6 @@
 // Tensor cores in tl-ptx: the thread-IR `mma` as one mma.sync.aligned instruction, `ldmatrix`
-// as ldmatrix.sync.aligned and `cvt_tf32` as cvt.rna.tf32.f32, in inline PTX (what Triton and
-// CUTLASS emit):
+// as ldmatrix.sync.aligned, in inline PTX (what Triton and CUTLASS emit), and `cvt_tf32` as an
+// integer mask of the low 13 mantissa bits (inf and NaN kept):
 //
 //   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {d0,d1,d2,d3}, {a0,a1,a2,a3}, {b0,b1}, {c0,c1,c2,c3};
 //
@@ -105,17 +105,22 @@ llvm::Value* KernelEmitter::emitLdmatrix(const Op& op) {
 }
 
 llvm::Value* KernelEmitter::emitCvtTf32(const Op& op) {
+  // truncToTf32: the low 13 mantissa bits cleared, inf and NaN (exponent all ones) kept.
   llvm::Type* f32 = b_.getFloatTy();
-  auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getInt32Ty(), {f32}, false), "cvt.rna.tf32.f32 $0, $1;",
-                                     "=r,f", /*sideEffects=*/false);
-  return perRegister(get(op.operand(0)), [&](llvm::Value* x) { return b_.CreateBitCast(b_.CreateCall(asmFn, {x}), f32); });
+  return perRegister(get(op.operand(0)), [&](llvm::Value* x) {
+    llvm::Value* bits = b_.CreateBitCast(x, b_.getInt32Ty());
+    llvm::Value* special = b_.CreateICmpEQ(b_.CreateAnd(bits, 0x7f800000u), b_.getInt32(0x7f800000u));
+    llvm::Value* cut = b_.CreateAnd(bits, ~0x1fffu);
+    return b_.CreateBitCast(b_.CreateSelect(special, bits, cut), f32);
+  });
 }
 
 // wgmma (ThreadOps.def): the descriptors of a and b built from their shared-memory addresses
 // (ir/MmaLayout.h wgmmaDescriptor: (address & 0x3FFFF) >> 4 in bits 0-13, LBO, SBO, swizzle),
 // then
 //   wgmma.mma_async.sync.aligned.m64n{N}k16.f32.bf16.bf16 {d0..}, descA, descB, p, 1, 1, 0, transB;
-// or, with a in registers, {d0..}, {a0..a3}, descB, p, 1, 1, transB; with p = true (D = A B + D)
+// or, with a in registers, {d0..}, {a0..a3}, descB, p, 1, 1, transB; for tf32 (k8) and fp8 (k32,
+// .e4m3 / .e5m2), which are K-major only, {d0..}, descA, descB, p, 1, 1; with p = true (D = A B + D)
 // and d tied to c. sm_90a only (a RuntimeError at the op otherwise).
 llvm::Value* KernelEmitter::emitWgmma(const Op& op) {
   if (opts_.arch != "sm_90a")
@@ -147,9 +152,11 @@ llvm::Value* KernelEmitter::emitWgmma(const Op& op) {
   llvm::Value* descB = descriptor(op.operand(1), "b_swizzle", op.intAttr("b_lbo"), op.intAttr("b_sbo"), transB);
   std::vector<llvm::Value*> c = regs(get(op.operand(2)));
   const int R = static_cast<int>(c.size()), nA = static_cast<int>(aWords.size());
-  const std::string dt = op.strAttr("dtype");
+  const MmaInstr instr = *mmaInstrFor(*parseDType(op.strAttr("dtype")), true);  // its k and PTX type are wgmma's
+  const std::string dt = instr.typeName();
+  const bool half = instr.k == 16;  // tf32 and fp8 forms have no transpose operands
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(R + nA + 1) + ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(op.intAttr("n")) + "k16.f32." + dt + "." + dt + " {";
+                     std::to_string(op.intAttr("n")) + "k" + std::to_string(instr.k) + ".f32." + dt + "." + dt + " {";
   std::string constraints;
   for (int i = 0; i < R; ++i) {
     text += (i ? ", $" : "$") + std::to_string(i);
@@ -167,7 +174,7 @@ llvm::Value* KernelEmitter::emitWgmma(const Op& op) {
     text += "$" + std::to_string(R);
     constraints += "l,";
   }
-  text += ", $" + std::to_string(R + nA) + ", p, 1, 1, " + (aRegs ? "" : "0, ") + (transB ? "1" : "0") + ";\n}";
+  text += ", $" + std::to_string(R + nA) + ", p, 1, 1" + (!half ? "" : aRegs ? ", " : ", 0, ") + (!half ? "" : transB ? "1" : "0") + ";\n}";
   constraints += "l,r";
   std::vector<llvm::Value*> args = aWords;
   args.push_back(descB);

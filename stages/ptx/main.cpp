@@ -427,8 +427,8 @@ int main(int argc, char** argv) {
   tl::addStageOptions(app, opts);
   PtxStageOptions o;
   app.add_option("--arch", o.arch,
-                 "Target GPU architecture (sm_90a: Hopper with its arch-specific instructions; f16 / bf16 dots that "
-                 "fit run as warpgroup MMAs, wgmma.mma_async)")
+                 "Target GPU architecture (sm_90a: Hopper with its arch-specific instructions; f16 / bf16 / fp8 / tf32 dots "
+                 "that fit run as warpgroup MMAs, wgmma.mma_async)")
       ->check(CLI::IsMember({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}))
       ->capture_default_str();
   app.add_option("--gpu", o.gpu,

@@ -53,7 +53,7 @@
 //   - dot (batched: for each leading index separately):
 //     out[m][n] = acc[m][n] + a[m][0]*b[0][n] + a[m][1]*b[1][n] + ... in increasing k, with
 //     a and b converted to f32 and every product and every sum rounded to f32 (no fused
-//     multiply-add); with precision "tf32" each input is first rounded to tf32 (roundToTf32,
+//     multiply-add); with precision "tf32" each input is first read as tf32 (truncToTf32: its low 13 mantissa bits dropped,
 //     runtime/FloatOps.h), so the products are exact.
 //   - addptr: pointer + offset * dtypeBytes(pointee) (offsets are element counts; i32 offsets
 //     sign-extend; addresses wrap modulo 2^64).
@@ -774,7 +774,7 @@ class ScalarInterpreter {
     Tile out = emptyLike(op.result()->type);
     const std::string* precision = op.strAttrIf("precision");
     const bool tf32 = precision && *precision == "tf32";
-    auto in = [&](double v) { return tf32 ? roundToTf32(static_cast<float>(v)) : static_cast<float>(v); };
+    auto in = [&](double v) { return tf32 ? truncToTf32(static_cast<float>(v)) : static_cast<float>(v); };
     for (int64_t bi = 0; bi < B; ++bi)
       for (int64_t m = 0; m < M; ++m)
         for (int64_t n = 0; n < N; ++n) {

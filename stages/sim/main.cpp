@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
       ->type_name("MiB");
   app.add_flag("--no-unfused", noUnfused, "Skip the unfused comparison (faster)");
   app.add_flag("--wgmma", sim.wgmma,
-               "Run f16 / bf16 dots that fit as warpgroup MMAs (wgmma.mma_async, sm_90a; tl-ptx --arch sm_90a)");
+               "Run f16 / bf16 / fp8 / tf32 dots that fit as warpgroup MMAs (wgmma.mma_async, sm_90a; tl-ptx --arch sm_90a)");
   app.add_flag("--keep-layouts", sim.keepLayouts,
                "Compile keeping the layouts the source implies (no automatic convert_layout through shared memory)");
   app.add_flag("--race-check,!--no-race-check", sim.detectRaces,

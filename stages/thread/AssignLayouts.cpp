@@ -193,18 +193,25 @@ bool chainedDot(const Op& dot) {
 
 }  // namespace
 
-// Why a dot cannot run as wgmma (empty: it can): f16 / bf16 inputs, warpgroups of 4 warps all
-// along M (M a multiple of 16 x num_warps), rows of each operand a swizzle atom (32, 64 or 128
-// bytes, or a multiple of 128), at most 256 columns per instruction. An a from another dot's
-// registers (attention's p) is read from them (LowerWgmma.cpp).
+// Why a dot cannot run as wgmma (empty: it can): f16 / bf16, tf32 (f32 in precision tf32) or fp8
+// inputs, warpgroups of 4 warps all along M (M a multiple of 16 x num_warps), rows of each
+// operand a swizzle atom (32, 64 or 128 bytes, or a multiple of 128), at most 256 columns per
+// instruction. An a from another dot's registers (attention's p) is read from them
+// (LowerWgmma.cpp).
 std::string wgmmaObstacle(const Op& dot, int numWarps) {
   const Type &a = dot.operand(0)->type, &b = dot.operand(1)->type;
   const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
   auto rowOk = [](int64_t elems) { return elems == 16 || elems == 32 || elems == 64 || (elems >= 64 && elems % 64 == 0); };
-  if (a.dtype != DType::F16 && a.dtype != DType::BF16) return "wgmma is built for f16 / bf16 inputs only";
+  const std::string* precision = dot.strAttrIf("precision");
+  const bool tf32 = a.dtype == DType::F32 && precision && *precision == "tf32";
+  if (a.dtype != DType::F16 && a.dtype != DType::BF16 && !tf32 && !isFp8(a.dtype))
+    return "wgmma is built for f16 / bf16, tf32 and fp8 inputs only";
   if (numWarps % 4) return "wgmma needs whole warpgroups (num_warps a multiple of 4)";
   if (M % (16 * numWarps)) return "wgmma needs M a multiple of 16 x num_warps = " + std::to_string(16 * numWarps);
-  if (!rowOk(K) || K > 256) return "wgmma needs K = 16, 32, 64 or a multiple of 64 up to 256";
+  const int64_t kBytes = K * dtypeBytes(a.dtype);
+  if (!rowOk(kBytes / 2) || kBytes > 512)
+    return "wgmma needs rows of K of 32, 64 or a multiple of 128 bytes up to 512 (K = " + std::to_string(K) + " x " +
+           std::to_string(dtypeBytes(a.dtype)) + " bytes)";
   if (!rowOk(N) || (N > 256 && N % 256)) return "wgmma needs N = 16, 32, 64 or a multiple of 64 (of 256 above 256)";
   return "";
 }
@@ -242,9 +249,9 @@ DotPlan planDot(const Op& dot, int numWarps, bool wgmma) {
   if (useWgmma && w[0] == numWarps) {
     p.wgmma = true;
     const int64_t perInstr = std::min<int64_t>(N, 256);
-    p.why = "tensor cores: wgmma.mma_async.m64n" + std::to_string(perInstr) + "k16.f32." + dtypeName(a.dtype) + ", " +
-            std::to_string(numWarps / 4) + " warpgroup" + (numWarps > 4 ? "s" : "") + " along M, " +
-            std::to_string(M / (16 * numWarps) * (N / perInstr) * (K / 16)) + " wgmma per warpgroup";
+    p.why = "tensor cores: wgmma.mma_async.m64n" + std::to_string(perInstr) + "k" + std::to_string(instr->k) + ".f32." +
+            instr->typeName() + ", " + std::to_string(numWarps / 4) + " warpgroup" + (numWarps > 4 ? "s" : "") + " along M, " +
+            std::to_string(M / (16 * numWarps) * (N / perInstr) * (K / instr->k)) + " wgmma per warpgroup";
     return p;
   }
   p.why = "tensor cores: " + instr->ptx() + ", warps " + std::to_string(w[0]) + " x " + std::to_string(w[1]) + ", " +

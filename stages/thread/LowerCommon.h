@@ -192,6 +192,7 @@ class Lowerer {
   std::optional<OperandStaging> tensorCoreStaging(const Op& dot, int operand);
   std::optional<OperandStaging> mmaStaging(const Op& dot, int operand);     // LowerDot.cpp
   std::optional<OperandStaging> wgmmaStaging(const Op& dot, int operand);                          // LowerWgmma.cpp
+  static bool wgmmaBKMajor(const Type& b);                                                          // LowerWgmma.cpp
   void stageOperand(const Value* operand, Value* base, const OperandStaging& s);
   // Each register's shared byte address under the staging (and the first-owner mask).
   Value* stagedAddresses(const Type& t, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle,

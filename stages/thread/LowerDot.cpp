@@ -28,7 +28,7 @@
 //      accumulator registers hold), and for each of its N/(8*W1) n-tiles the B fragment of the
 //      tile's 8 columns: f16 / bf16 with ldmatrix.x4 (A) and ldmatrix.x4.trans (two n-tiles of
 //      B; x2 for an odd last one; without .trans from a [N][K] b), tf32 / fp8 with ld_shared of kRun consecutive elements (4
-//      bytes) in the ISA's element order, f32 rounded with cvt_tf32; then one `mma` per
+//      bytes) in the ISA's element order (f32 as it is: the tensor core reads it as tf32); then one `mma` per
 //      (m-tile, n-tile), the C fragment being 4 of the accumulator's registers (the register
 //      map is derived from Layout::coords and the ISA's C table, and checked for every lane);
 //   3. a barrier after the k steps, before the buffers may be reused (none when no operand was
@@ -49,7 +49,7 @@
 //      ld_shared's A[m][k] and B[k][n] for the rows m and columns n of the accumulator
 //      registers (2-D, the layout not wrapping: each distinct row and column once, B's
 //      consecutive columns as vector loads, then permutes to the registers; otherwise once per
-//      register), converts f16/bf16/fp8 to f32 (f32 with precision "tf32": cvt_tf32), and does
+//      register), converts f16/bf16/fp8 to f32 (f32 with precision "tf32": cvt_tf32, its low mantissa bits dropped), and does
 //      `fma(a, b, acc)` register by register (index math hoisted before the loop);
 //   3. a barrier after the loop, before the buffers may be reused.
 // The sum runs over k in increasing order like tl-scalar's, but each step is one fused
@@ -527,7 +527,6 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   auto loadFragment = [&](Value* addr, int n) {
     Type ty = Type::tile(aT.dtype, {n});
     Value* v = b_.create(OpKind::LdShared, {addr}, {ty}, {{"vec", int64_t(run)}, {"dtype", std::string(dtypeName(aT.dtype))}})->result();
-    if (aT.dtype == DType::F32) v = b_.create(OpKind::CvtTf32, {v}, {ty})->result();
     return v;
   };
   auto ldmatrix = [&](Value* addr, int64_t count, bool trans) {

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
                "Keep the layouts the source implies: no automatic convert_layout through shared memory "
                "(data moves between threads only at trans and reductions)");
   app.add_flag("--wgmma", wgmma,
-               "Run f16 / bf16 dots that fit as warpgroup MMAs (wgmma.mma_async, Hopper's sm_90a; tl-ptx --arch sm_90a) "
+               "Run f16 / bf16 / fp8 / tf32 dots that fit as warpgroup MMAs (wgmma.mma_async, Hopper's sm_90a; tl-ptx --arch sm_90a) "
                "instead of mma.sync");
   app.add_flag("--no-run", noRun, "Only compile (with the print options)");
   app.add_flag("--race-check,!--no-race-check", raceCheck,

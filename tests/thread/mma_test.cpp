@@ -1,8 +1,8 @@
 // Tensor cores through the CPU stages: tests/thread/kernels/mma_dot.tl (a tiled matmul whose
 // tl.dot takes f16, bf16, fp8 e4m3 / e5m2, f32 as tf32, or f32 in IEEE precision) on tl-scalar,
 // tl-block and the thread executor at 1-8 warps, with and without --keep-layouts, against a C++
-// reference from the run's own inputs: each input rounded to the dot's dtype (tf32: ties away
-// from zero), the products summed in double. Also: the layout pass puts exactly the dots whose
+// reference from the run's own inputs: each input rounded to the dot's dtype (tf32: its low 13
+// mantissa bits dropped), the products summed in double. Also: the layout pass puts exactly the dots whose
 // shapes fit on tensor cores (the thread IR has `mma` ops), the unrolled and the looped k steps,
 // ragged sizes, and the plan's explanation.
 #include <gtest/gtest.h>
@@ -25,7 +25,7 @@ const char* kModeName[] = {"f16", "bf16", "e4m3", "e5m2", "tf32", "ieee"};
 const DType kModeDtype[] = {DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2, DType::F32, DType::F32};
 
 double rounded(double v, int mode) {
-  if (mode == 4) return roundToTf32(static_cast<float>(v));
+  if (mode == 4) return truncToTf32(static_cast<float>(v));
   return sim::roundFloat(static_cast<float>(v), kModeDtype[mode]);
 }
 

@@ -155,7 +155,7 @@ Outputs dotRef(const Memory& in, const LaunchConfig& l) {
         double s = c[static_cast<size_t>((bi * M + m) * N + n)], s16 = 0;
         for (int64_t k = 0; k < K; ++k) {
           const double x = a[static_cast<size_t>((bi * M + m) * K + k)], y = b[static_cast<size_t>((bi * K + k) * N + n)];
-          s += double(roundToTf32(float(x))) * double(roundToTf32(float(y)));  // f32 tl.dot: Triton's default tf32
+          s += double(truncToTf32(float(x))) * double(truncToTf32(float(y)));  // f32 tl.dot: Triton's default tf32
           s16 += double(toF16(x)) * double(toF16(y));
         }
         out.push_back(s);

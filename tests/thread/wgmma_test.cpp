@@ -1,7 +1,7 @@
 // Warpgroup MMAs (wgmma.mma_async; stages/thread/LowerWgmma.cpp, ThreadOps.def `wgmma`):
 //   - the shared-memory layouts of ir/MmaLayout.h against the PTX ISA's canonical layouts and its
 //     worked examples (9.7.15.5.1.2), and the descriptor's bit fields;
-//   - tests/thread/kernels/mma_dot.tl with --wgmma on the thread executor, f16 and bf16, against
+//   - tests/thread/kernels/mma_dot.tl with --wgmma on the thread executor, f16, bf16, fp8 and tf32, against
 //     a C++ reference (inputs rounded to the dtype, products summed in double) at every swizzle
 //     width (K, N = 16, 32, 64 elements), 128-byte column blocks (K, N = 128), two wgmmas per row
 //     of blocks (N = 512), 4 and 8 warps, k-major b, ragged sizes and num_stages;
@@ -98,15 +98,21 @@ void runWgmma(int mode, const std::vector<LaunchOverride>& sets, int warps, bool
   Memory m = Memory::fromLaunch(k->launch);
   const int64_t M = rank3::launchInt(k->launch, "M"), N = rank3::launchInt(k->launch, "N"), K = rank3::launchInt(k->launch, "K");
   const bool bt = rank3::launchInt(k->launch, "BT") != 0;
-  const DType d = mode == 0 ? DType::F16 : DType::BF16;
+  const DType modes[] = {DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2, DType::F32};
+  const DType d = modes[mode];
+  // The inputs as the tensor core reads them: rounded to the dtype, or (tf32) their low 13
+  // mantissa bits dropped (wgmma reads the staged f32 as tf32; no cvt.rna).
+  auto in = [d](double x) {
+    if (d != DType::F32) return double(sim::roundFloat(float(x), d));
+    return double(sim::asF(sim::fromF(float(x)) & ~sim::Slot(0x1fff)));
+  };
   std::vector<double> want(size_t(M * N));
   {
     const Buffer *a = m.find("a_ptr"), *b = m.find("b_ptr");
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
         double s = 0;
-        for (int64_t kk = 0; kk < K; ++kk)
-          s += double(sim::roundFloat(float(a->getF(i * K + kk)), d)) * double(sim::roundFloat(float(b->getF(bt ? j * K + kk : kk * N + j)), d));
+        for (int64_t kk = 0; kk < K; ++kk) s += in(a->getF(i * K + kk)) * in(b->getF(bt ? j * K + kk : kk * N + j));
         want[size_t(i * N + j)] = s;
       }
   }
@@ -138,6 +144,54 @@ TEST(Wgmma, KMajorBRaggedAndPipelined) {
   runWgmma(1, {{"M", "100"}, {"N", "90"}, {"K", "70"}, {"BM", "64"}}, 4);
   runWgmma(1, {{"M", "128"}, {"N", "128"}, {"K", "192"}, {"BM", "128"}, {"BN", "64"}, {"BK", "64"}, {"num_stages", "2"}}, 8);
   runWgmma(0, {{"M", "128"}, {"BM", "64"}, {"BT", "1"}, {"num_stages", "3"}}, 4);
+}
+
+// tf32 (mode 4) and fp8 (2: e4m3, 3: e5m2) read both operands K-major (the ISA has no MN-major
+// form for them): b is staged [N][K] whether its registers run along k (BT = 1) or along n (one
+// element per store), every wgmma has trans_b 0 and a k step of 32 bytes (k8, k32). Each swizzle
+// width, column blocks (tf32 rows of 64 k = 256 bytes), ragged sizes, 8 warps, and load rings
+// (tf32 loads feed the dot directly).
+TEST(Wgmma, Tf32AndFp8ReadKMajorOperands) {
+  for (int mode : {2, 3, 4}) {
+    const bool tf32 = mode == 4;
+    for (const char* bt : {"0", "1"}) {
+      runWgmma(mode, {{"BM", "64"}, {"BN", "64"}, {"BK", "64"}, {"BT", bt}}, 4);
+      runWgmma(mode, {{"BM", "64"}, {"BN", "32"}, {"BK", tf32 ? "8" : "32"}, {"BT", bt}}, 4);  // 32-byte rows
+      runWgmma(mode, {{"M", "100"}, {"N", "90"}, {"K", "70"}, {"BM", "64"}, {"BK", tf32 ? "16" : "64"}, {"BT", bt}}, 4);
+    }
+    runWgmma(mode, {{"M", "128"}, {"N", "128"}, {"K", "192"}, {"BM", "128"}, {"BN", "64"}, {"BK", "64"}, {"num_stages", "3"}}, 8);
+  }
+  std::ostringstream err;
+  for (int mode : {2, 4}) {
+    auto k = compileKernelFile(rank3::kernelFile("mma_dot"), {{"MODE", std::to_string(mode)}, {"BM", "64"}, {"BK", "32"}}, err);
+    ASSERT_TRUE(k) << err.str();
+    ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{4, false, nullptr, true});
+    const std::string why = explainDots(*tc.blockIR, 4, true);
+    EXPECT_NE(why.find(mode == 4 ? "wgmma.mma_async.m64n32k8.f32.tf32" : "wgmma.mma_async.m64n32k32.f32.e4m3"), std::string::npos) << why;
+    walk(tc.threadIR->body, [&](Op& op) {
+      if (op.kind == OpKind::Wgmma) EXPECT_EQ(op.intAttr("trans_b"), 0);
+    });
+  }
+  // fp8 rows of 16 k are 16 bytes: no swizzle atom, so mma.sync, and the plan says why.
+  auto k = compileKernelFile(rank3::kernelFile("mma_dot"), {{"MODE", "2"}, {"BM", "64"}, {"BK", "16"}}, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{4, false, nullptr, true});
+  EXPECT_NE(explainDots(*tc.blockIR, 4, true).find("FMAs: K = 16 is not a multiple of m16n8k32"), std::string::npos)
+      << explainDots(*tc.blockIR, 4, true);
+}
+
+// The ring of a tf32 operand copies 16 bytes (4 f32) per cp.async: the loads feed the dot
+// directly, so num_stages 3 gives rings for a (registers along k) and for a k-major b.
+TEST(Wgmma, Tf32OperandsComeThroughLoadRings) {
+  std::ostringstream err;
+  auto k = compileKernelFile(rank3::kernelFile("mma_dot"),
+                             {{"MODE", "4"}, {"M", "128"}, {"BM", "64"}, {"BK", "32"}, {"BT", "1"}, {"num_stages", "3"}}, err);
+  ASSERT_TRUE(k) << err.str();
+  ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, ThreadCompileOptions{4, false, nullptr, true});
+  int64_t copies = 0;
+  walk(tc.threadIR->body, [&](Op& op) { copies += op.kind == OpKind::CpAsync; });
+  EXPECT_GT(copies, 0) << printFunction(*tc.threadIR);
+  runWgmma(4, {{"M", "128"}, {"BM", "64"}, {"BK", "32"}, {"BT", "1"}, {"num_stages", "3"}}, 4);
 }
 
 // Where wgmma does not fit, mma.sync (or FMAs) run, and the plan says why.
@@ -245,8 +299,13 @@ TEST(Wgmma, ThreadIrRoundTripsAndTheVerifierChecksIt) {
   w->setAttr("a_swizzle", int64_t(48));
   EXPECT_NE(verifyFunction(*parsed).find("a_swizzle must be 32, 64 or 128"), std::string::npos);
   w->setAttr("a_swizzle", int64_t(128));
-  w->setAttr("dtype", std::string("f32"));
+  w->setAttr("dtype", std::string("i32"));
   EXPECT_NE(verifyFunction(*parsed).find("dtype must be"), std::string::npos);
+  w->setAttr("trans_b", int64_t(1));  // b N-major: valid for bf16, which tf32 and fp8 have not
+  w->setAttr("dtype", std::string("bf16"));
+  EXPECT_EQ(verifyFunction(*parsed), "");
+  w->setAttr("dtype", std::string("f32"));
+  EXPECT_NE(verifyFunction(*parsed).find("trans_b must be 0 for tf32 and fp8"), std::string::npos);
 }
 
 // A wgmma writes its registers until the wgmma_wait that covers it: whatever else reads them

@@ -159,8 +159,8 @@ OracleResult quantMatmul(const Memory& mem, const Launch& l) {
       wrow[static_cast<size_t>(c)] = scale[r * groups + c / kGroup] * static_cast<double>(q - zero);
     }
     // The kernel's tl.dot of f32 tiles takes Triton's default precision, tf32: both operands
-    // rounded to tf32 (ties away from zero), the products exact.
-    auto tf32 = [](double v) { return double(roundToTf32(static_cast<float>(v))); };
+    // read as tf32 (the low 13 mantissa bits dropped), the products exact.
+    auto tf32 = [](double v) { return double(truncToTf32(static_cast<float>(v))); };
     for (int64_t n = 0; n < n1; ++n) {
       double s = 0;
       for (int64_t c = 0; c < mid; ++c) s += tf32(wrow[static_cast<size_t>(c)]) * tf32(act[c * n1 + n]);

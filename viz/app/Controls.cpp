@@ -254,7 +254,7 @@ bool KernelControls::draw(const SessionData& data, const Progress& progress, UiS
                       "threads only at trans and reductions");
   if (ImGui::Checkbox("warpgroup MMAs (wgmma)", &wgmma_)) submit = true;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("--wgmma: f16 / bf16 dots that fit run as wgmma.mma_async (Hopper's sm_90a), as tl-ptx --arch sm_90a");
+    ImGui::SetTooltip("--wgmma: f16 / bf16 / fp8 / tf32 dots that fit run as wgmma.mma_async (Hopper's sm_90a), as tl-ptx --arch sm_90a");
   if (ImGui::Checkbox("predict the measured shapes", &predictTimings_)) submit = true;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("simulate every size measured in compare.json (sampled) for the GPU timings panel");

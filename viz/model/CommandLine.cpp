@@ -39,7 +39,7 @@ std::optional<int> parseCommandLine(int argc, const char* const* argv, VizOption
   cli.add_option("--num-warps", o.numWarps, "warps per block (default: the launch's)")->check(CLI::Range(1, 32));
   cli.add_flag("--keep-layouts", o.keepLayouts,
                "keep the layouts the source implies: no automatic convert_layout through shared memory");
-  cli.add_flag("--wgmma", o.wgmma, "f16 / bf16 dots that fit as warpgroup MMAs (wgmma.mma_async, sm_90a), as tl-thread --wgmma");
+  cli.add_flag("--wgmma", o.wgmma, "f16 / bf16 / fp8 / tf32 dots that fit as warpgroup MMAs (wgmma.mma_async, sm_90a), as tl-thread --wgmma");
   cli.add_option("--gpu", o.gpu, "the GPU simulated (sim/gpus/<key>.json)")->capture_default_str();
   cli.add_option("--measured", o.measuredDir,
                  "a folder of tl-ptx results files measured on a GPU, paired with this source by its SHA-256 and "
