@@ -8,8 +8,9 @@
 // `other` are computed from the loop variable, the carried values and values from outside the
 // loop by leaf, shape and elementwise ops only (no load, nothing with a region), and depend on the
 // loop variable or a carried value, is issued A iterations ahead: A = num_stages - 1 for a load
-// whose only uses are operand a or b of a dot of 16-bit floats (on tensor cores, where the thread
-// lowering copies it into a ring of shared-memory slots, stages/thread/LowerRing.cpp), else 1.
+// whose only uses are operand a or b of a dot on tensor cores (16-bit floats, fp8, or f32 in
+// precision tf32; the thread lowering copies it into a ring of shared-memory slots,
+// stages/thread/LowerRing.cpp), else 1.
 // The load becomes A carried values:
 //   1. before the loop: the loads of iterations 0 .. A-1 (loop variable lo + s step, the
 //      carried values as s iterations' yields make them, cloned), each masked by its
@@ -145,8 +146,9 @@ class LoopPipeliner {
   }
 
  private:
-  // Each use of the load is a or b of a dot with 16-bit float operands (on tensor cores, where
-  // the thread lowering can copy such a load straight to shared memory, LowerRing.cpp).
+  // Each use of the load is a or b of a dot on tensor cores (16-bit floats, fp8, or f32 in
+  // precision tf32), where the thread lowering can copy such a load straight to shared memory
+  // (LowerRing.cpp).
   bool feedsTensorCoreDot(const Op& load) const {
     bool any = false, other = false;
     const Value* v = load.result();
@@ -155,7 +157,9 @@ class LoopPipeliner {
         if (op.operand(i) != v) continue;
         const bool dotOperand = op.kind == OpKind::Dot && i < 2 && op.parent == &body_;
         const DType d = v->type.dtype;
-        if (dotOperand && (d == DType::F16 || d == DType::BF16)) any = true;
+        const std::string* precision = dotOperand ? op.strAttrIf("precision") : nullptr;
+        const bool tf32 = d == DType::F32 && precision && *precision == "tf32";
+        if (dotOperand && (d == DType::F16 || d == DType::BF16 || isFp8(d) || tf32)) any = true;
         else other = true;
       }
     });

@@ -11,7 +11,7 @@
 //     lowerDotWgmma lowers (tensorCoreStaging), and each other carried value's only use is the
 //     yield; the loop's results for them are unused;
 //   - every load of the chain has x_i's type (one layout: no replicated elements, its registers
-//     in runs of vec along the staged rows, vec x 2 bytes = 4, 8 or 16) and no `other` but 0;
+//     in runs of vec along the staged rows, vec x its bytes = 4, 8 or 16) and no `other` but 0;
 //   - every ring of the loop has the same L; the loads before the loop come iteration by
 //     iteration; the body's loads come before its ring dots.
 // Anything else is lowered as before (registers, then st_shared at the dot).
@@ -88,7 +88,7 @@ std::optional<Lowerer::Ring> Lowerer::ringFrom(const Op& loop, const Op& dot, in
   const Value* head = dot.operand(size_t(operand));
   if (!head->isRegionArg() || head->owner != &body || head->index == 0) return std::nullopt;
   const Type& t = head->type;
-  if (t.dtype != DType::F16 && t.dtype != DType::BF16) return std::nullopt;
+  if (t.dtype != DType::F16 && t.dtype != DType::BF16 && t.dtype != DType::F32 && !isFp8(t.dtype)) return std::nullopt;
   std::optional<OperandStaging> st = tensorCoreStaging(dot, operand);
   if (!st || !t.layout || t.layout->kind() != Layout::Kind::Blocked) return std::nullopt;
   Ring r;
@@ -124,7 +124,8 @@ std::optional<Lowerer::Ring> Lowerer::ringFrom(const Op& loop, const Op& dot, in
   loads.push_back(r.nextLoad);
   for (const Op* l : loads) {
     const int64_t vec = l->hasAttr("vec") ? l->intAttr("vec") : 1;
-    if (!(l->result()->type == t) || vec * 2 < 4 || vec * 2 > 16 || t.layout->order()[0] != 1 - st->rowDim) return std::nullopt;
+    const int64_t bytes = vec * dtypeBytes(t.dtype);  // one cp.async: 4, 8 or 16 bytes
+    if (!(l->result()->type == t) || bytes < 4 || bytes > 16 || t.layout->order()[0] != 1 - st->rowDim) return std::nullopt;
     if (l->numOperands() > 2 && !isZeroConstant(l->operand(2))) return std::nullopt;
   }
   if (!noReplicas(g)) return std::nullopt;

@@ -2,6 +2,7 @@
 // tests/thread/kernels/ring_dot.tl at num_stages 3 becomes cp.async.cg copies of 16 bytes with
 // their source size, commit and wait groups, and on sm_90a a wgmma wait that leaves one group in
 // flight; ptxas accepts both (skipped where ptxas is not installed), and serializes no wgmma.
+// Also matmul_tc's tf32 and fp8 wgmmas fed by rings.
 #include "codegen_util.h"
 
 namespace tl::ptxtest {
@@ -75,6 +76,46 @@ TEST(RingPtx, WgmmaAccumulatorsAreReadOnlyAfterTheirWait) {
     PtxasInfo info = runPtxas(r.ptx, "sm_90a");
     ASSERT_TRUE(info.ok) << info.log;
     EXPECT_TRUE(ptxasPerformanceNotes(info.log).empty()) << out << ":\n" << info.log;
+  }
+}
+
+// tf32 and fp8 wgmmas (m64n256k8.tf32, m64n256k32.e4m3) read both operands K-major, so with B
+// stored [N][K] (matmul_tc's B_T = 1) both come by cp.async rings; ptxas assembles them for
+// sm_90a without spills or performance notes, at the tiles compare.py times (128 x 256 x one
+// 128-byte row of k, 8 warps, 3 stages).
+TEST(RingPtx, Tf32AndFp8WgmmasFromRings) {
+  for (const char* in : {"f32", "f8e4m3"}) {
+    const bool tf32 = std::string(in) == "f32";
+    std::ostringstream err;
+    auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl",
+                               {{"M", "256"}, {"N", "512"}, {"K", "512"}, {"BLOCK_M", "128"}, {"BLOCK_N", "256"},
+                                {"BLOCK_K", tf32 ? "32" : "128"}, {"B_T", "1"}, {"num_stages", "3"},
+                                {"a_ptr", std::string("randn((M, K), dtype=") + in + ", seed=1)"},
+                                {"b_ptr", std::string("randn((N, K), dtype=") + in + ", seed=2)"}},
+                               err);
+    ASSERT_TRUE(k) << err.str();
+    ThreadCompileOptions o;
+    o.numWarps = 8;
+    o.wgmma = true;
+    ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, o);
+    int64_t wgmmas = 0, copies = 0;
+    walk(tc.threadIR->body, [&](Op& op) {
+      wgmmas += op.kind == OpKind::Wgmma;
+      copies += op.kind == OpKind::CpAsync;
+    });
+    EXPECT_EQ(wgmmas, 4) << in;  // 128 bytes of k / 32 bytes per wgmma, per warpgroup
+    EXPECT_GT(copies, 0) << in;
+    PtxOptions opts;
+    opts.arch = "sm_90a";
+    PtxResult r = compileToPTX(*tc.threadIR, opts);
+    EXPECT_TRUE(contains(r.ptx, tf32 ? "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32" : "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"))
+        << in;
+    EXPECT_TRUE(contains(r.ptx, "wgmma.wait_group.sync.aligned 1;")) << in;
+    TL_REQUIRE_PTXAS();
+    PtxasInfo info = runPtxas(r.ptx, "sm_90a");
+    ASSERT_TRUE(info.ok) << info.log;
+    EXPECT_EQ(info.spillStoreBytes, 0) << in << ":\n" << info.log;
+    EXPECT_TRUE(ptxasPerformanceNotes(info.log).empty()) << in << ":\n" << info.log;
   }
 }
 
