@@ -83,6 +83,8 @@ const Field kFields[] = {
     TL_GPU_FIELD(mmaCyclesFp8),
     TL_GPU_FIELD(mmaLatencyCycles),
     TL_GPU_FIELD(wgmmaCyclesF16),
+    TL_GPU_FIELD(wgmmaCyclesTf32),
+    TL_GPU_FIELD(wgmmaCyclesFp8),
     TL_GPU_FIELD(blockLaunchIntervalCycles),
     TL_GPU_FIELD(launchOverheadUs),
     TL_GPU_FIELD(sources),
@@ -192,6 +194,8 @@ void checkConsistency(const GpuSpec& g, const std::string& file) {
   positive(g.mmaLatencyCycles, "mmaLatencyCycles");
   if (!(g.mmaCyclesFp8 >= 0)) fail(file, "mmaCyclesFp8", "must not be negative (0: no fp8 mma)");
   if (!(g.wgmmaCyclesF16 >= 0)) fail(file, "wgmmaCyclesF16", "must not be negative (0: no wgmma)");
+  if (!(g.wgmmaCyclesTf32 >= 0)) fail(file, "wgmmaCyclesTf32", "must not be negative (0: no wgmma)");
+  if (!(g.wgmmaCyclesFp8 >= 0)) fail(file, "wgmmaCyclesFp8", "must not be negative (0: no wgmma)");
   if (g.reservedSharedPerBlock < 0) fail(file, "reservedSharedPerBlock", "must not be negative");
   if (g.blockLaunchIntervalCycles < 0) fail(file, "blockLaunchIntervalCycles", "must not be negative");
   if (!(g.launchOverheadUs >= 0)) fail(file, "launchOverheadUs", "must not be negative");

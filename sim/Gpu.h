@@ -71,10 +71,13 @@ struct GpuSpec {
   double mmaCyclesTf32 = 0;  // m16n8k8 tf32
   double mmaCyclesFp8 = 0;   // m16n8k32 e4m3 / e5m2
   int mmaLatencyCycles = 0;
-  // Warpgroup MMAs (wgmma.mma_async m64nNk16 f16 / bf16, sm_90a): the cycles each sub-partition
-  // of the warpgroup is busy per 16 x 8 x 16 piece of its warp's 16 rows (N/8 pieces); the
-  // latency is mmaLatencyCycles. 0: no wgmma.
+  // Warpgroup MMAs (wgmma.mma_async m64nNkK, sm_90a): the cycles each sub-partition of the
+  // warpgroup is busy per 16 x 8 x K piece of its warp's 16 rows (N/8 pieces; K = 16 for f16 /
+  // bf16, 8 for tf32, 32 for fp8: 32 bytes of each row); the latency is mmaLatencyCycles.
+  // 0: no wgmma.
   double wgmmaCyclesF16 = 0;
+  double wgmmaCyclesTf32 = 0;
+  double wgmmaCyclesFp8 = 0;
   // Block launch: the fewest cycles between two blocks starting on one SM (the block
   // scheduler's rate, per SM); 0 when not measured (no limit modelled).
   int blockLaunchIntervalCycles = 0;

@@ -342,8 +342,10 @@ class Converter {
         return;
       }
       case OpKind::Wgmma: {  // this warp's quarter: N/8 pieces on its sub-partition's tensor core
-        const int64_t pieces = op.intAttr("n") / 8;
-        const double per = gpu_.wgmmaCyclesF16 > 0 ? gpu_.wgmmaCyclesF16 : gpu_.mmaCyclesF16;
+        const int64_t pieces = op.intAttr("n") / 8;  // each 16 x 8 x K (32 bytes of K), per dtype
+        const DType d = parseDType(op.strAttr("dtype")).value_or(DType::F16);
+        const double perDtype = d == DType::F32 ? gpu_.wgmmaCyclesTf32 : isFp8(d) ? gpu_.wgmmaCyclesFp8 : gpu_.wgmmaCyclesF16;
+        const double per = perDtype > 0 ? perDtype : gpu_.mmaCyclesF16;
         const int busy = std::max(1, int(std::lround(per * double(pieces))));
         // Its result is ready once the pipe has done all N/8 pieces, plus the mma latency. A
         // wgmma accumulating onto another's registers does not wait for that result: the
