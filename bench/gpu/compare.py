@@ -76,8 +76,9 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
 
 @triton.jit
 def matmul_tc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                     GROUP_M: tl.constexpr, PRECISION: tl.constexpr):
-    # The algorithm of kernels/matmul_tc.tl (tutorial 03: grouped tile order, one dot per K step).
+                     GROUP_M: tl.constexpr, PRECISION: tl.constexpr, B_T: tl.constexpr):
+    # The algorithm of kernels/matmul_tc.tl (tutorial 03: grouped tile order, one dot per K step);
+    # B_T = 1 reads B stored [N][K], as matmul_tc's B_T.
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BM)
     tiles_n = tl.cdiv(N, BN)
@@ -92,7 +93,10 @@ def matmul_tc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.cons
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
         a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
-        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        if B_T:
+            b = tl.load(b_ptr + rn[None, :] * K + (k + rk)[:, None])
+        else:
+            b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
         acc = tl.dot(a, b, acc, input_precision=PRECISION)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(c_ptr.dtype.element_ty))
 
@@ -293,13 +297,20 @@ def main():
         # Tensor cores (issue 13): kernels/matmul_tc.tl against cuBLAS (torch.matmul; fp8:
         # torch._scaled_mm) and the same algorithm in Triton, each at its best of a few tile
         # configurations. Both pipeline with num_stages: Triton with cp.async / TMA rings in shared
-        # memory, tilelab with cp.async rings for f16 / bf16 (stages/thread/LowerRing.cpp,
-        # num_stages - 1 iterations ahead) and one iteration ahead in registers for the other
-        # dtypes. The sm_90a rows run f16 / bf16 dots as warpgroup MMAs (wgmma; other dtypes stay
-        # mma.sync).
-        tl_cfgs = [(128, 128, 32, 8, 2, "sm_90"), (128, 256, 32, 8, 3, "sm_90"), (128, 128, 64, 4, 4, "sm_90"),
-                   (128, 256, 64, 8, 2, "sm_90a"), (128, 256, 64, 8, 3, "sm_90a"), (128, 128, 64, 8, 4, "sm_90a"),
-                   (128, 128, 64, 4, 4, "sm_90a"), (256, 128, 64, 8, 3, "sm_90a")]
+        # memory, tilelab with cp.async rings (stages/thread/LowerRing.cpp, num_stages - 1
+        # iterations ahead). The sm_90a rows run the dots as warpgroup MMAs (wgmma). tf32 and fp8
+        # wgmmas read B K-major only, so their rows marked "bT" run matmul_tc with B_T = 1: B
+        # stored [N][K], as torch._scaled_mm takes it (cuBLAS's tf32 row reads B [K][N]); with
+        # B_T = 0 tilelab stages B through registers, transposed.
+        # (BLOCK_M, BLOCK_N, BLOCK_K in elements, warps, num_stages, arch, B_T)
+        cfgs_16 = [(128, 128, 32, 8, 2, "sm_90", 0), (128, 256, 32, 8, 3, "sm_90", 0), (128, 128, 64, 4, 4, "sm_90", 0),
+                   (128, 256, 64, 8, 2, "sm_90a", 0), (128, 256, 64, 8, 3, "sm_90a", 0), (128, 128, 64, 8, 4, "sm_90a", 0),
+                   (128, 128, 64, 4, 4, "sm_90a", 0), (256, 128, 64, 8, 3, "sm_90a", 0)]
+        cfgs_k = {4: 32, 1: 128}  # BLOCK_K of one 128-byte row of k: tf32 (4 bytes), fp8 (1 byte)
+        def cfgs_32_8(bk):
+            return [(128, 128, 32, 8, 2, "sm_90", 0), (128, 256, 32, 8, 3, "sm_90", 0),  # mma.sync, as before
+                    (128, 256, bk, 8, 3, "sm_90a", 0), (128, 256, bk, 8, 3, "sm_90a", 1), (128, 256, bk // 2, 8, 4, "sm_90a", 1),
+                    (128, 128, bk, 8, 4, "sm_90a", 1), (128, 128, bk, 4, 4, "sm_90a", 1), (256, 128, bk, 8, 3, "sm_90a", 1)]
         tri_cfgs = [(128, 256, 64, 8, 3), (128, 128, 32, 4, 4)]
         names = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.float8_e4m3fn: "f8e4m3"}
         by_name = {v: k for k, v in names.items()}
@@ -321,26 +332,32 @@ def main():
             else:
                 t_torch = bench(lambda: torch.matmul(a, b, out=c))
             t_tri = None
-            for bm, bn, bk, w, st in tri_cfgs:
-                grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
-                try:
-                    t = bench(lambda: matmul_tc_kernel[grid](a, b, c, n, n, n, BM=bm, BN=bn, BK=bk, GROUP_M=8,
-                                                             PRECISION="tf32", num_warps=w, num_stages=st))
-                    t_tri = t if t_tri is None else min(t_tri, t)
-                except Exception as e:  # a config that does not fit (shared memory) is skipped
-                    print(f"triton {names[dt]} {bm}x{bn}x{bk}: {type(e).__name__}")
+            # Triton: B [K][N] and, for tf32 and fp8, also B [N][K] (the best of both, as tilelab's).
+            b_t = b.t().contiguous()
+            layouts = [(b, 0)] if dt in (torch.float16, torch.bfloat16) else [(b, 0), (b_t, 1)]
+            for bm, bn, bk, w, st in tri_cfgs + ([(128, 256, 128, 8, 3)] if dt == torch.float8_e4m3fn else []):
+                for bb, bt in layouts:
+                    grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
+                    try:
+                        t = bench(lambda: matmul_tc_kernel[grid](a, bb, c, n, n, n, BM=bm, BN=bn, BK=bk, GROUP_M=8,
+                                                                 PRECISION="tf32", B_T=bt, num_warps=w, num_stages=st))
+                        t_tri = t if t_tri is None else min(t_tri, t)
+                    except Exception as e:  # a config that does not fit (shared memory) is skipped
+                        print(f"triton {names[dt]} {bm}x{bn}x{bk} B_T={bt}: {type(e).__name__}")
             best = None
-            for bm, bn, bk, w, st, arch in tl_cfgs:
+            tl_cfgs = cfgs_16 if dt in (torch.float16, torch.bfloat16) else cfgs_32_8(cfgs_k[dt.itemsize])
+            for bm, bn, bk, w, st, arch, bt in tl_cfgs:
                 tl_dt, tl_out = names[dt], names[out_dt]
-                sets = {"M": n, "N": n, "K": n, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_stages": st,
-                        "a_ptr": f"randn((M, K), dtype={tl_dt}, seed=1)", "b_ptr": f"randn((K, N), dtype={tl_dt}, seed=2)",
+                b_shape = "(N, K)" if bt else "(K, N)"
+                sets = {"M": n, "N": n, "K": n, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_stages": st, "B_T": bt,
+                        "a_ptr": f"randn((M, K), dtype={tl_dt}, seed=1)", "b_ptr": f"randn({b_shape}, dtype={tl_dt}, seed=2)",
                         "c_ptr": f"zeros((M, N), dtype={tl_out}, output=True)"}
                 # Timed only: bench/gpu/mma_h200.sh checks the same kernel on the GPU for every
                 # dtype (against tl-scalar, and bf16 at 1024^3 with 128 x 128 tiles against tl-block);
                 # a tl-block check at 4096^3 takes minutes of host time per row.
                 extra = ["--runs", "20", "--no-check", "--arch", arch]
                 res = run_tilelab(args.tl_ptx, "matmul_tc", sets, w, args.results_dir, extra)
-                res["config"] = f"{bm}x{bn}x{bk} w{w} s{st}" + (" wgmma" if arch == "sm_90a" and dt in (torch.float16, torch.bfloat16) else "")
+                res["config"] = f"{bm}x{bn}x{bk} w{w} s{st}" + (" wgmma" if arch == "sm_90a" else "") + (" bT" if bt else "")
                 if tl_ms(res) is not None and (best is None or tl_ms(best) is None or tl_ms(res) < tl_ms(best)):
                     best = res
                 elif best is None:
