@@ -37,6 +37,20 @@ TEST(RingPtx, CpAsyncGroupsOnMmaSyncAndWgmma) {
   }
 }
 
+// kernels/matmul_tc.tl at M = 256, N = K = 512, 128 x 256 tiles and 3 stages, plus `sets`, in
+// thread IR for 8 warps with wgmmas.
+ThreadCompilation matmulTcWgmma(std::vector<LaunchOverride> sets) {
+  std::vector<LaunchOverride> all = {{"M", "256"}, {"N", "512"}, {"K", "512"}, {"BLOCK_M", "128"}, {"BLOCK_N", "256"}, {"num_stages", "3"}};
+  all.insert(all.end(), sets.begin(), sets.end());
+  std::ostringstream err;
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl", all, err);
+  if (!k) throw std::runtime_error(err.str());
+  ThreadCompileOptions o;
+  o.numWarps = 8;
+  o.wgmma = true;
+  return compileToThreadIR(*k->ir, k->launch, o);
+}
+
 // A wgmma's accumulator registers are read by nothing but another wgmma until the wgmma_wait
 // that covers it (whose results they become): in the thread IR, and so for ptxas, which
 // otherwise serializes every wgmma of the kernel (C7514). Checked on kernels/matmul_tc.tl at the
@@ -45,33 +59,27 @@ TEST(RingPtx, CpAsyncGroupsOnMmaSyncAndWgmma) {
 TEST(RingPtx, WgmmaAccumulatorsAreReadOnlyAfterTheirWait) {
   for (const char* out : {"bf16", "f16", "f32"}) {
     const std::string in = std::string(out) == "f32" ? "bf16" : out;
-    std::ostringstream err;
-    auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl",
-                               {{"M", "256"}, {"N", "512"}, {"K", "512"}, {"BLOCK_M", "128"}, {"BLOCK_N", "256"},
-                                {"BLOCK_K", "64"}, {"num_stages", "3"}, {"a_ptr", "randn((M, K), dtype=" + in + ", seed=1)"},
-                                {"b_ptr", "randn((K, N), dtype=" + in + ", seed=2)"},
-                                {"c_ptr", "zeros((M, N), dtype=" + std::string(out) + ", output=True)"}},
-                               err);
-    ASSERT_TRUE(k) << err.str();
-    ThreadCompileOptions o;
-    o.numWarps = 8;
-    o.wgmma = true;
-    ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, o);
+    ThreadCompilation tc = matmulTcWgmma({{"BLOCK_K", "64"}, {"a_ptr", "randn((M, K), dtype=" + in + ", seed=1)"},
+                                          {"b_ptr", "randn((K, N), dtype=" + in + ", seed=2)"},
+                                          {"c_ptr", "zeros((M, N), dtype=" + std::string(out) + ", output=True)"}});
     int64_t wgmmas = 0, waits = 0;
     walk(tc.threadIR->body, [&](Op& op) {
       wgmmas += op.kind == OpKind::Wgmma;
       waits += op.kind == OpKind::WgmmaWait && op.numOperands() > 0;
       for (const Value* v : op.operands)
-        if (!v->isRegionArg() && v->def->kind == OpKind::Wgmma)
+        if (!v->isRegionArg() && v->def->kind == OpKind::Wgmma) {
           EXPECT_TRUE(op.kind == OpKind::Wgmma || op.kind == OpKind::WgmmaWait)
               << out << ": " << mnemonic(op.kind) << " reads a wgmma's registers before its wait";
+        }
     });
     EXPECT_EQ(wgmmas, 4) << out;  // BLOCK_K / 16 k steps of one m64n256k16 per warpgroup
     EXPECT_EQ(waits, 2) << out;   // wait 1 in the loop, wait 0 after it
     PtxOptions opts;
     opts.arch = "sm_90a";
     PtxResult r = compileToPTX(*tc.threadIR, opts);
-    if (std::string(out) != "f32") EXPECT_TRUE(contains(r.ptx, std::string("cvt.rn.") + out + "x2.f32")) << out;
+    if (std::string(out) != "f32") {
+      EXPECT_TRUE(contains(r.ptx, std::string("cvt.rn.") + out + "x2.f32")) << out;
+    }
     TL_REQUIRE_PTXAS();
     PtxasInfo info = runPtxas(r.ptx, "sm_90a");
     ASSERT_TRUE(info.ok) << info.log;
@@ -86,18 +94,9 @@ TEST(RingPtx, WgmmaAccumulatorsAreReadOnlyAfterTheirWait) {
 TEST(RingPtx, Tf32AndFp8WgmmasFromRings) {
   for (const char* in : {"f32", "f8e4m3"}) {
     const bool tf32 = std::string(in) == "f32";
-    std::ostringstream err;
-    auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl",
-                               {{"M", "256"}, {"N", "512"}, {"K", "512"}, {"BLOCK_M", "128"}, {"BLOCK_N", "256"},
-                                {"BLOCK_K", tf32 ? "32" : "128"}, {"B_T", "1"}, {"num_stages", "3"},
-                                {"a_ptr", std::string("randn((M, K), dtype=") + in + ", seed=1)"},
-                                {"b_ptr", std::string("randn((N, K), dtype=") + in + ", seed=2)"}},
-                               err);
-    ASSERT_TRUE(k) << err.str();
-    ThreadCompileOptions o;
-    o.numWarps = 8;
-    o.wgmma = true;
-    ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, o);
+    ThreadCompilation tc = matmulTcWgmma({{"BLOCK_K", tf32 ? "32" : "128"}, {"B_T", "1"},
+                                          {"a_ptr", std::string("randn((M, K), dtype=") + in + ", seed=1)"},
+                                          {"b_ptr", std::string("randn((N, K), dtype=") + in + ", seed=2)"}});
     int64_t wgmmas = 0, copies = 0;
     walk(tc.threadIR->body, [&](Op& op) {
       wgmmas += op.kind == OpKind::Wgmma;
