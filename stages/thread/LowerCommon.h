@@ -193,6 +193,10 @@ class Lowerer {
   std::optional<OperandStaging> mmaStaging(const Op& dot, int operand);     // LowerDot.cpp
   std::optional<OperandStaging> wgmmaStaging(const Op& dot, int operand);                          // LowerWgmma.cpp
   static bool wgmmaBKMajor(const Type& b);                                                          // LowerWgmma.cpp
+  // A chained dot's a in registers (mma's accumulator layout): the m16n8k16 A fragment of m-tile
+  // t, k step s is the C fragments of a's n-tiles 2s and 2s + 1 (k 16s..16s+7, then 16s+8..16s+15),
+  // c0..c3 each: the ISA's a0..a7. pReg: mmaFragmentRegs of a, K: a's columns. LowerDot.cpp.
+  Value* chainedAFragment(Value* a, const std::vector<int64_t>& pReg, int64_t K, int64_t t, int64_t s);
   void stageOperand(const Value* operand, Value* base, const OperandStaging& s);
   // Each register's shared byte address under the staging (and the first-owner mask).
   Value* stagedAddresses(const Type& t, Value* base, int rowDim, int64_t stride, const Swizzle* swizzle,

@@ -506,8 +506,7 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
 
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
   const std::vector<int64_t> cReg = mmaFragmentRegs(cT, instr, W0, W1, mTiles, "accumulator");
-  // a in registers: A fragment (m-tile i, k step s) = the C fragments of a's n-tiles 2s and 2s + 1
-  // (k 16s..16s+7, then 16s+8..16s+15), elements c0 c1 c2 c3 each: the ISA's a0..a7.
+  // a in registers: its A fragments by chainedAFragment.
   const std::vector<int64_t> pReg = aInRegs ? mmaFragmentRegs(aT, instr, W0, 1, mTiles, "dot operand a") : std::vector<int64_t>{};
   Value* aVal = aInRegs ? get(op.operand(0)) : nullptr;
 
@@ -526,8 +525,7 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   };
   auto loadFragment = [&](Value* addr, int n) {
     Type ty = Type::tile(aT.dtype, {n});
-    Value* v = b_.create(OpKind::LdShared, {addr}, {ty}, {{"vec", int64_t(run)}, {"dtype", std::string(dtypeName(aT.dtype))}})->result();
-    return v;
+    return b_.create(OpKind::LdShared, {addr}, {ty}, {{"vec", int64_t(run)}, {"dtype", std::string(dtypeName(aT.dtype))}})->result();
   };
   auto ldmatrix = [&](Value* addr, int64_t count, bool trans) {
     return b_.create(OpKind::Ldmatrix, {addr}, {Type::tile(aT.dtype, {2 * count})}, {{"count", count}, {"trans", int64_t(trans)}})->result();
@@ -535,15 +533,8 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   // One k step (kIndex: the step's number, an i32 scalar; s: the same as a number when unrolled).
   auto step = [&](Value* kIndex, int64_t s, std::vector<Value*> cf) {
     std::vector<Value*> af, bf;
-    if (aInRegs) {
-      const int64_t pTiles = K / 8;
-      for (int64_t i = 0; i < mTiles; ++i) {
-        std::vector<int64_t> idx;
-        for (int64_t half = 0; half < 2; ++half)
-          for (int e = 0; e < 4; ++e) idx.push_back(pReg[size_t((i * pTiles + 2 * s + half) * 4 + e)]);
-        af.push_back(permuteRegs(aVal, idx));
-      }
-    }
+    if (aInRegs)
+      for (int64_t i = 0; i < mTiles; ++i) af.push_back(chainedAFragment(aVal, pReg, K, i, s));
     Value* aOff = mulC(kIndex, instr.k * bytes);
     if (aChunk) {  // swizzled a: the chunk of this k step, XORed with the row's
       Value* chunk = bin(OpKind::Add, aChunk, mulC(kIndex, instr.k / swA->elems));
@@ -631,6 +622,13 @@ std::optional<Lowerer::OperandStaging> Lowerer::mmaStaging(const Op& op, int ope
            : s.swizzle ? "dot operand b [K][N] swizzled (tensor cores)"
                        : "dot operand b [K][N+pad] (tensor cores)";
   return s;
+}
+
+Value* Lowerer::chainedAFragment(Value* a, const std::vector<int64_t>& pReg, int64_t K, int64_t t, int64_t s) {
+  std::vector<int64_t> idx;
+  for (int64_t half = 0; half < 2; ++half)
+    for (int e = 0; e < 4; ++e) idx.push_back(pReg[size_t((t * (K / 8) + 2 * s + half) * 4 + e)]);
+  return permuteRegs(a, idx);
 }
 
 }  // namespace tl::lower

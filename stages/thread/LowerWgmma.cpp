@@ -77,12 +77,7 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
   const std::vector<int64_t> pReg = aInRegs ? mmaFragmentRegs(aT, instr, W, 1, mTiles, "dot operand a") : std::vector<int64_t>{};
   Value* aVal = aInRegs ? get(op.operand(0)) : nullptr;
   auto aStart = [&](int64_t t, int64_t s) {
-    if (aInRegs) {
-      std::vector<int64_t> idx;
-      for (int64_t half = 0; half < 2; ++half)
-        for (int e = 0; e < 4; ++e) idx.push_back(pReg[size_t((t * (K / 8) + 2 * s + half) * 4 + e)]);
-      return permuteRegs(aVal, idx);
-    }
+    if (aInRegs) return chainedAFragment(aVal, pReg, K, t, s);
     const int64_t k = kK * s;
     return addC(aGroup, (k / rowA) * M * SA + t * W * 16 * SA + (k % rowA) * E);
   };
