@@ -42,6 +42,32 @@ TEST(WgmmaSim, TensorCoresBusyAndFasterThanMmaSync) {
   EXPECT_LT(w.json["timing"]["time_us"].get<double>(), m.json["timing"]["time_us"].get<double>());
 }
 
+// The tensor core's rate per dtype (wgmmaCyclesTf32 / F16 / Fp8 per 16 x 8 x 32-byte piece): the
+// same 512^3 matmul, B stored [N][K] so that tf32 and fp8 run as wgmma too, keeps the tensor
+// cores busy twice as long in tf32 and half as long in fp8 as in bf16 (the whitepaper's and the
+// probe's 1 : 2 : 4 rates). Busy cycles = utilization x cycles (x the schedulers, equal here).
+TEST(WgmmaSim, TensorCoreCyclesPerDtype) {
+  auto busy = [](const char* d, const char* bk) {
+    std::ostringstream err;
+    auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl",
+                               {{"M", "512"}, {"N", "512"}, {"K", "512"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", bk},
+                                {"B_T", "1"}, {"a_ptr", std::string("randn((M, K), dtype=") + d + ", seed=1)"},
+                                {"b_ptr", std::string("randn((N, K), dtype=") + d + ", seed=2)"}},
+                               err);
+    EXPECT_TRUE(k) << err.str();
+    SimOptions o;
+    o.unfused = false;
+    o.numWarps = 8;
+    o.wgmma = true;
+    SimReport r = simulateKernel(*k->ir, k->launch, o);
+    return r.json["timing"]["tensor_utilization"].get<double>() * r.json["timing"]["cycles"].get<double>();
+  };
+  const double bf16 = busy("bf16", "64"), tf32 = busy("f32", "32"), fp8 = busy("f8e4m3", "128");
+  ASSERT_GT(bf16, 0);
+  EXPECT_NEAR(tf32 / bf16, 2.0, 0.05);
+  EXPECT_NEAR(fp8 / bf16, 0.5, 0.02);
+}
+
 // A wgmma accumulating onto another's registers waits for the tensor pipe, not for that
 // result (the ISA applies a warp's wgmmas in order): in the timed stream no wgmma depends on
 // an earlier wgmma; the wgmma_wait depends on all of its group, and what reads the
@@ -76,7 +102,9 @@ TEST(WgmmaSim, ChainedWgmmasWaitForThePipeNotTheResult) {
   ASSERT_GE(wgmmas.size(), 2u);
   ASSERT_GE(wait, 0);
   for (int32_t w : wgmmas)
-    if (w < wait) EXPECT_NE(std::find(s[size_t(wait)].deps.begin(), s[size_t(wait)].deps.end(), w), s[size_t(wait)].deps.end());
+    if (w < wait) {
+      EXPECT_NE(std::find(s[size_t(wait)].deps.begin(), s[size_t(wait)].deps.end(), w), s[size_t(wait)].deps.end());
+    }
 }
 
 }  // namespace
