@@ -17,19 +17,23 @@
 namespace tl {
 namespace {
 
-SimReport simulateMatmul(bool wgmma) {
+// kernels/matmul_tc.tl at 512^3, 128 x 128 tiles, 8 warps; `sets` give the dtypes and BLOCK_K.
+SimReport simulateMatmul(bool wgmma, std::vector<LaunchOverride> sets) {
+  std::vector<LaunchOverride> all = {{"M", "512"}, {"N", "512"}, {"K", "512"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}};
+  all.insert(all.end(), sets.begin(), sets.end());
   std::ostringstream err;
-  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl",
-                             {{"M", "512"}, {"N", "512"}, {"K", "512"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"},
-                              {"BLOCK_K", "64"}, {"a_ptr", "randn((M, K), dtype=bf16, seed=1)"},
-                              {"b_ptr", "randn((K, N), dtype=bf16, seed=2)"}, {"c_ptr", "zeros((M, N), dtype=bf16, output=True)"}},
-                             err);
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl", all, err);
   EXPECT_TRUE(k) << err.str();
   SimOptions o;
   o.unfused = false;
   o.numWarps = 8;
   o.wgmma = wgmma;
   return simulateKernel(*k->ir, k->launch, o);
+}
+
+SimReport simulateMatmul(bool wgmma) {
+  return simulateMatmul(wgmma, {{"BLOCK_K", "64"}, {"a_ptr", "randn((M, K), dtype=bf16, seed=1)"},
+                                {"b_ptr", "randn((K, N), dtype=bf16, seed=2)"}, {"c_ptr", "zeros((M, N), dtype=bf16, output=True)"}});
 }
 
 TEST(WgmmaSim, TensorCoresBusyAndFasterThanMmaSync) {
@@ -48,18 +52,8 @@ TEST(WgmmaSim, TensorCoresBusyAndFasterThanMmaSync) {
 // probe's 1 : 2 : 4 rates). Busy cycles = utilization x cycles (x the schedulers, equal here).
 TEST(WgmmaSim, TensorCoreCyclesPerDtype) {
   auto busy = [](const char* d, const char* bk) {
-    std::ostringstream err;
-    auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul_tc.tl",
-                               {{"M", "512"}, {"N", "512"}, {"K", "512"}, {"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"BLOCK_K", bk},
-                                {"B_T", "1"}, {"a_ptr", std::string("randn((M, K), dtype=") + d + ", seed=1)"},
-                                {"b_ptr", std::string("randn((N, K), dtype=") + d + ", seed=2)"}},
-                               err);
-    EXPECT_TRUE(k) << err.str();
-    SimOptions o;
-    o.unfused = false;
-    o.numWarps = 8;
-    o.wgmma = true;
-    SimReport r = simulateKernel(*k->ir, k->launch, o);
+    SimReport r = simulateMatmul(true, {{"BLOCK_K", bk}, {"B_T", "1"}, {"a_ptr", std::string("randn((M, K), dtype=") + d + ", seed=1)"},
+                                        {"b_ptr", std::string("randn((N, K), dtype=") + d + ", seed=2)"}});
     return r.json["timing"]["tensor_utilization"].get<double>() * r.json["timing"]["cycles"].get<double>();
   };
   const double bf16 = busy("bf16", "64"), tf32 = busy("f32", "32"), fp8 = busy("f8e4m3", "128");
