@@ -33,12 +33,10 @@
 //     element's read-modify-write finishing before the next starts; one warp instruction runs at
 //     a time, so every atomic is indivisible across lanes, warps and blocks.
 //   - mma (tensor cores) needs every lane of the warp active. It gathers the A, B and C
-//     fragments of all 32 lanes into matrices by the PTX ISA's tables (ir/MmaLayout.h), computes
-//     each D element as C + sum of the k products in double precision (exact for f16, bf16,
-//     tf32 and fp8 products and these sums) rounded once to f32, and scatters D back. A tf32
-//     input's low 13 mantissa bits are ignored, as the hardware does (truncToTf32).
-//     The hardware's internal order and truncation are not documented: D may differ from the
-//     GPU's in the last bits.
+//     fragments of all 32 lanes into matrices by the PTX ISA's tables (ir/MmaLayout.h), adds
+//     each D element up as the H200 does (sim/TensorCoreSum.h, measured bit for bit: terms
+//     aligned to the largest and cut toward zero, the sum cut to f32), and scatters D back. A
+//     tf32 input's low 13 mantissa bits are ignored, as the hardware does (truncToTf32).
 //   - cp_async reads its global bytes at issue and holds them; they land in shared memory at
 //     the cp_async_wait that covers their group (per warp, in commit order). Touching those
 //     bytes before then, or returning with copies in flight, is a RuntimeError, so a pipeline
@@ -66,6 +64,7 @@
 #include "sim/ExecutorMemory.h"
 #include "sim/Program.h"
 #include "sim/RaceDetector.h"
+#include "sim/TensorCoreSum.h"
 #include "sim/WriteConflicts.h"
 
 namespace tl {
@@ -764,11 +763,29 @@ class Executor : public sim::exec::MachineState {
         D[size_t(r * instr->n + n)] = sim::asF(c[l * 4 + e]);
       }
     }
+    const int K = instr->k, N = instr->n;
+    const bool fp8 = in == DType::F8E4M3 || in == DType::F8E5M2;
     for (int r = 0; r < instr->m; ++r)
-      for (int n = 0; n < instr->n; ++n) {
-        double sum = D[size_t(r * instr->n + n)];
-        for (int k = 0; k < instr->k; ++k) sum += A[size_t(r * instr->k + k)] * B[size_t(k * instr->n + n)];
-        D[size_t(r * instr->n + n)] = sum;
+      for (int n = 0; n < N; ++n) {
+        const double* ar = &A[size_t(r * K)];
+        const double* bc = &B[size_t(n)];
+        double& d = D[size_t(r * N + n)];
+        if (!fp8) {
+          d = sim::tensorCoreStep(sim::kHmmaAdder, static_cast<float>(d), ar, 1, bc, N, K);
+        } else {  // two f16 HMMAs from zero over k % 4 in {0, 1} and {2, 3}, then an f32 add
+          double ah[16], bh[16];
+          float t = 0.0f;
+          for (int half = 0; half < 2; ++half) {
+            int j = 0;
+            for (int k = 0; k < K; ++k)
+              if ((k / 2) % 2 == half) {
+                ah[j] = ar[k];
+                bh[j++] = bc[k * N];
+              }
+            t = sim::tensorCoreStep(sim::kHmmaAdder, t, ah, 1, bh, 1, j);
+          }
+          d = static_cast<float>(d) + t;
+        }
       }
     Slot* out = &w.regs[op.out[0].off];
     for (int l = 0; l < kWarpSize; ++l)
@@ -780,9 +797,10 @@ class Executor : public sim::exec::MachineState {
 
   // This warp's quarter of a warpgroup-wide wgmma.mma_async.m64nNkK (ThreadOps.def): rows
   // 16 (w % 4) .. +15 of D = A @ B + C, A and B read from shared memory in the ISA's canonical
-  // layouts (ir/MmaLayout.h wgmmaAddress), or A from this warp's registers, each output the
-  // exact sum then one rounding to f32, as mma. K is mma's k for the dtype (16; tf32 8; fp8 32):
-  // one instruction reads 32 bytes of each row. A tf32 input's low 13 mantissa bits are ignored.
+  // layouts (ir/MmaLayout.h wgmmaAddress), or A from this warp's registers, each output added up
+  // as the H200's HGMMA / QGMMA does (sim/TensorCoreSum.h; fp8 keeps 13 bits). K is mma's k for
+  // the dtype (16; tf32 8; fp8 32): one instruction reads 32 bytes of each row. A tf32 input's
+  // low 13 mantissa bits are ignored.
   void execWgmma(Warp& w, const COp& op, uint32_t mask) {
     if (mask != 0xffffffffu)
       fail(op, "wgmma needs all 32 lanes of the warp active (wgmma.mma_async.sync.aligned), active lanes: " + laneList(mask) +
@@ -851,9 +869,9 @@ class Executor : public sim::exec::MachineState {
       for (uint32_t i = 0; i < regs; ++i) {
         auto [r, col] = mmaFragmentCoord(tile, MmaOperand::C, l, int(i % 4));
         const int n = 8 * int(i / 4) + col;
-        double sum = sim::asF(c[uint32_t(l) * regs + i]);
-        for (int k = 0; k < K; ++k) sum += A[size_t(r * K + k)] * B[size_t(k * N + n)];
-        out[uint32_t(l) * regs + i] = sim::fromF(static_cast<float>(sum));
+        const float acc = sim::asF(c[uint32_t(l) * regs + i]);
+        const float d = sim::tensorCoreStep(E == 1 ? sim::kQgmmaAdder : sim::kHmmaAdder, acc, &A[size_t(r * K)], 1, &B[size_t(n)], N, K);
+        out[uint32_t(l) * regs + i] = sim::fromF(d);
       }
   }
 };

@@ -1,0 +1,107 @@
+// The executor's tensor-core addition (sim/TensorCoreSum.h) against the H200's own bits: a
+// slice of what bench/gpu/accum_probe_h200.sh recorded (tests/thread/data/accum_h200/: rows
+// 0-63 of A, rows 0-31 of B and C[0:64, 0:32] of the K = 256, seed 2 probe, which the model was
+// not fitted on), run through tests/thread/kernels/ring_dot.tl (BT = 1) on the executor, with
+// wgmma (the sm_90a outputs: HGMMA, QGMMA) and with mma.sync (the sm_90 outputs), for f16,
+// bf16, e4m3, e5m2 and f32 (tf32 dots: the file imports triton). Every output must equal the GPU's bit for bit; and the exact sum rounded
+// once (the executor's old rule) must not, so the test sees the model. Also tensorCoreStep's
+// rules on hand-made cases.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "rank3_util.h"
+#include "runtime/FloatOps.h"
+#include "sim/TensorCoreSum.h"
+
+namespace tl {
+namespace {
+
+std::string dataFile(const std::string& name) { return std::string(TL_SOURCE_DIR) + "/tests/thread/data/accum_h200/" + name; }
+
+// Element i of an input as the tensor core reads it (f32: as tf32).
+float truncToTf32Like(const Buffer& x, int64_t i) {
+  const float v = static_cast<float>(x.getF(i));
+  return x.dtype == DType::F32 ? truncToTf32(v) : v;
+}
+
+// Elements of `got` whose bits differ from `want`'s.
+int64_t bitDifferences(const Buffer& got, const Buffer& want) {
+  EXPECT_EQ(got.bytes.size(), want.bytes.size());
+  int64_t n = 0;
+  for (size_t i = 0; i + 4 <= std::min(got.bytes.size(), want.bytes.size()); i += 4)
+    n += std::memcmp(&got.bytes[i], &want.bytes[i], 4) != 0;
+  return n;
+}
+
+TEST(TensorCoreSum, ExecutorGivesTheH200sBits) {
+  for (const char* d : {"f16", "bf16", "f8e4m3", "f8e5m2", "f32"}) {
+    for (bool wgmma : {true, false}) {
+      SCOPED_TRACE(std::string(d) + (wgmma ? " wgmma" : " mma.sync"));
+      std::ostringstream err;
+      auto k = compileKernelFile(
+          rank3::kernelFile("ring_dot"),
+          {{"BT", "1"}, {"M", "64"}, {"N", "32"}, {"K", "256"}, {"BK", "32"}, {"num_stages", "1"},
+           {"a_ptr", "file(\"" + dataFile(std::string(d) + ".a.npy") + "\")"},
+           {"b_ptr", "file(\"" + dataFile(std::string(d) + ".b.npy") + "\")"}},
+          err);
+      ASSERT_TRUE(k) << err.str();
+      ThreadCompileOptions o;
+      o.numWarps = 4;
+      o.wgmma = wgmma;
+      ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, o);
+      int64_t mmas = 0;
+      walk(tc.threadIR->body, [&](Op& op) { mmas += op.kind == (wgmma ? OpKind::Wgmma : OpKind::Mma); });
+      EXPECT_GT(mmas, 0);
+      Memory m = Memory::fromLaunch(k->launch);
+      const Buffer a = *m.find("a_ptr"), b = *m.find("b_ptr");
+      runThreadIR(*tc.threadIR, k->launch, m);
+      const Buffer gpu = readNpy(dataFile(std::string(d) + ".c." + (wgmma ? "sm_90a" : "sm_90") + ".npy"));
+      const Buffer& c = *m.find("c_ptr");
+      EXPECT_EQ(bitDifferences(c, gpu), 0) << "of " << c.numel();
+      // The exact sum rounded once differs from the GPU somewhere: the model is what matches.
+      Buffer exact = c;
+      for (int64_t i = 0; i < 64; ++i)
+        for (int64_t j = 0; j < 32; ++j) {
+          double s = 0;
+          for (int64_t kk = 0; kk < 256; ++kk)
+            s += double(truncToTf32Like(a, i * 256 + kk)) * double(truncToTf32Like(b, j * 256 + kk));
+          exact.setF(i * 32 + j, static_cast<float>(s));
+        }
+      EXPECT_GT(bitDifferences(exact, gpu), 0);
+    }
+  }
+}
+
+TEST(TensorCoreSum, AlignsToTheLargestTermAndCutsTowardZero) {
+  using sim::tensorCoreStep;
+  const double one[4] = {1, 1, 1, 1};
+  // QGMMA (F = 13): 48 with -0.021484375 keeps multiples of 2^(5-13): -5.5 units cut to -5.
+  const double a1[2] = {-48.0, -0.021484375};
+  EXPECT_EQ(tensorCoreStep(sim::kQgmmaAdder, 0.0f, a1, 1, one, 1, 2), -48.01953125f);
+  // A product's exponent is e(a) + e(b), unnormalized: 1.875 * 1.875 = 3.515625 and
+  // -1.75 * 1.75 = -3.0625 align at 2^0, so 3 * 2^-14 keeps one unit of 2^-13 (aligned at 2^1,
+  // their normalized exponent, it would keep none).
+  const double a2[3] = {1.875, -1.75, 3 * 0x1p-14}, b2[3] = {1.875, 1.75, 1.0};
+  EXPECT_EQ(tensorCoreStep(sim::kQgmmaAdder, 0.0f, a2, 1, b2, 1, 3), 0.453125f + 0x1p-13f);
+  // The accumulator takes part: c = 1024 cuts a 2^-4 term away entirely, and the result keeps
+  // 13 bits after its leading one, toward zero.
+  const double a3[1] = {0x1p-4};
+  EXPECT_EQ(tensorCoreStep(sim::kQgmmaAdder, 1024.0f, a3, 1, one, 1, 1), 1024.0f);
+  const double a4[2] = {1.0, 0x1p-13};
+  EXPECT_EQ(tensorCoreStep(sim::kQgmmaAdder, 8191.0f, a4, 1, one, 1, 2), 8192.0f);   // 8192 + 2^-13: 13 bits
+  EXPECT_EQ(tensorCoreStep(sim::kQgmmaAdder, -8191.5f, a4, 1, one, 1, 1), -8190.5f);  // -8190.5 is exact in 13 bits
+  // HMMA (F = 25, R = 23): f32's width, cut toward zero instead of rounded.
+  const double a5[2] = {1.0, -0x1p-30};
+  EXPECT_EQ(tensorCoreStep(sim::kHmmaAdder, 0.0f, a5, 1, one, 1, 2), 1.0f);
+  const double a6[2] = {-1.0, -0x1p-24};
+  EXPECT_EQ(tensorCoreStep(sim::kHmmaAdder, 0.0f, a6, 1, one, 1, 2), -1.0f);
+  // Zeros, NaN and infinity.
+  const double z[2] = {0.0, 0.0}, nan[2] = {1.0, std::nan("")}, inf[2] = {INFINITY, 1.0};
+  EXPECT_EQ(tensorCoreStep(sim::kQgmmaAdder, 0.0f, z, 1, one, 1, 2), 0.0f);
+  EXPECT_TRUE(std::isnan(tensorCoreStep(sim::kQgmmaAdder, 0.0f, nan, 1, one, 1, 2)));
+  EXPECT_EQ(tensorCoreStep(sim::kHmmaAdder, 2.0f, inf, 1, one, 1, 2), INFINITY);
+}
+
+}  // namespace
+}  // namespace tl
