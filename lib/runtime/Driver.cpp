@@ -243,7 +243,7 @@ bool compareOutputs(const Memory& reference, const Memory& got, const std::strin
 bool checkStageOutputs(const CompiledKernel& k, const Memory& got, const StageOptions& opts, const Engine& scalar,
                        const Engine* stage, const Function* stageIR, std::ostream& out, CheckReport* report) {
   IntentOptions intent = opts.intent;
-  intent.tolerance.tf32Dots = usesTf32Dots(*k.ir);
+  markDotPrecisions(*k.ir, intent.tolerance);
   CheckReport r = runChecks(k, got, intent, overridesFrom(opts), scalar, opts.noCheck ? nullptr : stage, stageIR, out);
   bool pass = r.pass();
   if (!r.intentChecked && !r.outputs.empty()) ++opts.stageAgreementOnly;

@@ -147,9 +147,15 @@ struct ToleranceOverride {
   // with 10-bit mantissas truncated (an input one f32 ulp off in another stage may fall to the
   // next tf32 value), so f32 outputs are compared at atol = rtol = 2e-2 (Compare.cpp).
   bool tf32Dots = false;
+  // The kernel has tensor-core dots of 16-bit or fp8 inputs: the tensor core cuts its terms
+  // toward zero (sim/TensorCoreSum.h; an fp8 wgmma keeps 13 bits), an error that grows with K,
+  // so f32 outputs also pass within dotScale times the output's largest magnitude: 2^-16 for
+  // f16 / bf16 inputs, 2^-7 for fp8 (Compare.cpp).
+  double dotScale = 0;
 };
-// True when `fn` has a dot with precision "tf32" (in any region).
-bool usesTf32Dots(const Function& fn);
+// Sets tol.tf32Dots when `fn` has a dot with precision "tf32", and tol.dotScale to the largest
+// of its dots' inputs' scales (in any region).
+void markDotPrecisions(const Function& fn, ToleranceOverride& tol);
 Comparison compareBuffers(const Buffer& reference, const Buffer& got, const ToleranceOverride& tol = {});
 
 }  // namespace tl

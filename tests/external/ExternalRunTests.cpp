@@ -110,7 +110,7 @@ int expectOutputsMatch(const ScalarRun& ref, const Memory& got, const std::strin
       continue;
     }
     ToleranceOverride tol;
-    tol.tf32Dots = usesTf32Dots(*ref.compiled.fn);  // tf32 results compare at tf32's precision
+    markDotPrecisions(*ref.compiled.fn, tol);  // tf32 results compare at tf32's precision
     Comparison c = compareBuffers(want, *g, tol);
     EXPECT_TRUE(c.pass) << what << " vs tl-scalar: " << describe(c, want, *g);
     ++checked;
@@ -237,7 +237,7 @@ TEST_P(External, ScalarVsOracle) {
     ASSERT_EQ(static_cast<int64_t>(it->second.size()), got.numel()) << got.name;
     Buffer ref = expectedBuffer(got, it->second);
     ToleranceOverride tol;
-    tol.tf32Dots = usesTf32Dots(*run.compiled.fn);  // Triton's default tf32 dots: the oracle is exact
+    markDotPrecisions(*run.compiled.fn, tol);  // Triton's default tf32 dots: the oracle is exact
     Comparison c = compareBuffers(ref, got, tol);
     EXPECT_TRUE(c.pass) << "tl-scalar vs oracle (" << oracle->summary << "), " << sizeName(size)
                         << " size: " << describe(c, ref, got);

@@ -74,7 +74,7 @@ int expectOutputsMatch(const ScalarResult& ref, const Memory& got, const std::st
       continue;
     }
     ToleranceOverride tol;
-    tol.tf32Dots = usesTf32Dots(*ref.compiled.fn);  // tf32 results compare at tf32's precision
+    markDotPrecisions(*ref.compiled.fn, tol);  // tf32 results compare at tf32's precision
     Comparison c = compareBuffers(want, *g, tol);
     EXPECT_TRUE(c.pass) << what << " vs tl-scalar: " << describe(c, want, *g);
     ++checked;
@@ -110,7 +110,7 @@ TEST_P(TritonKernel, ScalarVsOracle) {
     Buffer ref = got;  // the oracle's values rounded to the output's dtype
     for (int64_t i = 0; i < ref.numel(); ++i) ref.setF(i, it->second[static_cast<size_t>(i)]);
     ToleranceOverride tol;
-    tol.tf32Dots = usesTf32Dots(*run.compiled.fn);  // Triton's default tf32 dots: the oracle is exact
+    markDotPrecisions(*run.compiled.fn, tol);  // Triton's default tf32 dots: the oracle is exact
     Comparison c = compareBuffers(ref, got, tol);
     EXPECT_TRUE(c.pass) << "tl-scalar vs oracle (" << oracle->summary << "), "
                         << variantName(variant) << " size: " << describe(c, ref, got);
