@@ -4,7 +4,8 @@
 # load rings where the loads run along k (stages/thread/LowerRing.cpp).
 #   0. sim/gpus/wgmma_probe.cu: cycles per 16 x 8 x 16-byte-k piece and latency for bf16, tf32 and
 #      e4m3 (-> $OUT/h200_wgmma_probe.json);
-#   1. correctness, each checked by tl-ptx against tl-scalar at --arch sm_90a:
+#   1. correctness, each checked by tl-ptx against tl-scalar at --arch sm_90a (and "bits.*": against
+#      tl-thread, bit for bit, at sm_90a and sm_90):
 #      tests/thread/kernels/ring_dot.tl with f32, f8e4m3 and f8e5m2 buffers (B [K][N] and [N][K],
 #      num_stages 1-4, ragged, 8 warps), tests/thread/kernels/mma_dot.tl MODE 2-4 (converted in the
 #      kernel, register-staged), kernels/matmul_tc.tl f32 / f8e4m3 at B_T 0 and 1; the tf32 cases
@@ -45,6 +46,16 @@ for d in f32 f8e4m3 f8e5m2; do
     check_case "matmul_tc.$d.bt$bt" /tmp/tl-ptx kernels/matmul_tc.tl --arch sm_90a --check-stage scalar --set M=256 --set N=512 --set K=512 \
       --set BLOCK_M=128 --set BLOCK_N=256 --set BLOCK_K=$bk --set B_T=$bt --num-warps 8 --set num_stages=3 \
       --set "a_ptr=randn((M, K), dtype=$d, seed=1)" --set "b_ptr=randn($shape, dtype=$d, seed=2)"
+  done
+done
+# The GPU's bits against tl-thread's (--check-stage thread --atol 0 --rtol 0): the executor adds
+# up as the H200's tensor cores do (sim/TensorCoreSum.h), fp8 keeping 13 bits.
+for d in f8e4m3 f8e5m2 bf16 f32; do
+  bk=128; [ $d = bf16 ] && bk=64; [ $d = f32 ] && bk=32
+  abt="--set a_ptr=randn((M,K),dtype=$d,seed=21) --set b_ptr=randn((N,K),dtype=$d,seed=22)"
+  for arch in sm_90a sm_90; do
+    check_case "bits.$d.$arch.w8" /tmp/tl-ptx $R --arch $arch --check-stage thread --atol 0 --rtol 0 --set BT=1 --set M=256 --set N=256 \
+      --set K=640 --set BM=128 --set BN=256 --set BK=$bk --set num_stages=3 --num-warps 8 $abt
   done
 done
 ab="--set a_ptr=randn((M,K),dtype=f32,seed=21) --set b_ptr=randn((N,K),dtype=f32,seed=22)"

@@ -41,6 +41,8 @@
 #include "runtime/Driver.h"
 #include "scalar/ScalarInterpreter.h"
 #include "sim/Gpu.h"
+#include "sim/ThreadExecutor.h"
+#include "thread/Pipeline.h"
 
 namespace fs = std::filesystem;
 
@@ -54,7 +56,8 @@ struct PtxStageOptions {
   std::string ptxDir = "out/ptx";
   bool noCache = false;
   std::string resultsDir = "out/results";
-  std::string checkStage = "auto";  // the stage-agreement engine: scalar | block | auto
+  std::string checkStage = "auto";  // the stage-agreement engine: scalar | block | thread | auto
+  bool keepLayouts = false;          // --keep-layouts (also for the thread reference)
   int warmup = 3;
   int runs = 100;
   bool runsGiven = false;          // --runs given: run exactly that many (no time budget)
@@ -168,17 +171,30 @@ void printCompileSummary(const tl::JitResult& jit, const tl::CompiledKernel& k, 
 }
 
 // The stage-agreement engine the options ask for (--check-stage; auto: tl-scalar for small
-// launches, tl-block beyond), announcing how long it took.
+// launches, tl-block beyond; thread: the executor over the thread IR this compile lowered to, the
+// tensor cores adding up as the H200's do, so --atol 0 --rtol 0 asks for the GPU's bits),
+// announcing how long it took.
 tl::Engine referenceEngine(const tl::CompiledKernel& k, const PtxStageOptions& o, bool quiet, std::ostream& out) {
   std::string which = o.checkStage;
   double estimate = tl::estimateScalarOps(*k.ir, k.launch);
   if (which == "auto") which = estimate <= kScalarReferenceLimit ? "scalar" : "block";
   std::string name = "tl-" + which;
-  return {name, [which, name, estimate, quiet, &out](const tl::Function& fn, const tl::LaunchConfig& launch,
+  const bool keepLayouts = o.keepLayouts, wgmma = o.arch == "sm_90a";  // as jitCompile lowers
+  return {name, [which, name, estimate, quiet, keepLayouts, wgmma, &out](const tl::Function& fn, const tl::LaunchConfig& launch,
                                                      tl::Memory& mem) {
             auto start = std::chrono::steady_clock::now();
-            if (which == "scalar") tl::runScalar(fn, launch, mem);
-            else tl::runBlock(fn, launch, mem);
+            if (which == "scalar") {
+              tl::runScalar(fn, launch, mem);
+            } else if (which == "block") {
+              tl::runBlock(fn, launch, mem);
+            } else {
+              tl::ThreadCompileOptions tco;
+              tco.numWarps = launch.numWarps;
+              tco.keepLayouts = keepLayouts;
+              tco.wgmma = wgmma;
+              tl::ThreadCompilation tc = tl::compileToThreadIR(fn, launch, tco);
+              tl::runThreadIR(*tc.threadIR, launch, mem);
+            }
             if (!quiet)
               out << "   reference: " << name << " in " << tl::formatMs(tl::msSince(start)) << " (estimated "
                   << std::setprecision(3) << estimate << " element ops)\n";
@@ -442,8 +458,9 @@ int main(int argc, char** argv) {
   app.add_option("--results-dir", o.resultsDir, "Write one results JSON per kernel as DIR/<kernel>.json")
       ->capture_default_str();
   app.add_option("--check-stage", o.checkStage,
-                 "The stage the GPU's outputs must agree with: scalar, block, or auto (tl-scalar for small launches)")
-      ->check(CLI::IsMember({"scalar", "block", "auto"}))
+                 "The stage the GPU's outputs must agree with: scalar, block, thread (the executor over this compile's "
+                 "thread IR, whose tensor cores add up as the H200's do), or auto (tl-scalar for small launches)")
+      ->check(CLI::IsMember({"scalar", "block", "thread", "auto"}))
       ->capture_default_str();
   app.add_option("--warmup", o.warmup, "Untimed launches before timing")->check(CLI::Range(0, 100000))->capture_default_str();
   auto* runsOpt = app.add_option("--runs", o.runs, "Timed launches (default: up to 100 within 0.5 s)")
@@ -455,8 +472,8 @@ int main(int argc, char** argv) {
                  "the process) or nvjitlink (always the library; more registers: relocatable code)")
       ->check(CLI::IsMember({"auto", "ptxas", "nvjitlink"}))
       ->capture_default_str();
-  bool noLineInfo = false, keepLayouts = false;
-  app.add_flag("--keep-layouts", keepLayouts,
+  bool noLineInfo = false;
+  app.add_flag("--keep-layouts", o.keepLayouts,
                "Keep the layouts the source implies: no automatic convert_layout through shared memory");
   app.add_flag("--no-line-info", noLineInfo, "Leave the source lines out of the LLVM IR (!dbg) and the PTX (.loc/.file)");
   if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
@@ -483,7 +500,7 @@ int main(int argc, char** argv) {
     jo.ptx.lineInfo = !noLineInfo;
     jo.useCache = !o.noCache;
     jo.wantLLVM = o.printLLVM;
-    jo.keepLayouts = keepLayouts;
+    jo.keepLayouts = o.keepLayouts;
     jo.assembler = assemblerOf(o.assembler);
     tl::JitResult jit = tl::jitCompile(k, jo, o.noCache ? nullptr : &cache);
     if (o.printLLVM) out << "// ----- LLVM IR -----\n" << jit.llvmIR;

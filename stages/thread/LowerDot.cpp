@@ -33,8 +33,8 @@
 //      map is derived from Layout::coords and the ISA's C table, and checked for every lane);
 //   3. a barrier after the k steps, before the buffers may be reused (none when no operand was
 //      staged in the loop: an operand a load ring copies is read from its slot, LowerRing.cpp).
-// The mma adds its k products to the accumulator in one step (the executor: exactly, then one
-// rounding to f32), so results differ from tl-scalar's sequential f32 sum by rounding.
+// The mma adds its k products to the accumulator in one step (the executor: as the H200 does,
+// sim/TensorCoreSum.h), so results differ from tl-scalar's sequential f32 sum by its truncation.
 //
 // B. FMAs, any other layout.
 // Expects: a <M x K> and b <K x N> float tiles of one dtype, acc <M x N x f32>, each with a

@@ -31,8 +31,9 @@
 //      leaves in flight across its loop's iterations, whose results only the next wgmma reads.
 //   3. a barrier after the k steps, before the buffers may be reused (none when no operand was
 //      staged in the loop: an operand a load ring copies is read from its slot).
-// Each wgmma adds its kK products per element in one step, as mma does: results differ from
-// tl-scalar's sequential f32 sum by rounding. tf32 inputs are staged as f32 and the tensor core
+// Each wgmma adds its kK products per element in one step, cutting them toward zero as the
+// H200 does (sim/TensorCoreSum.h; fp8 keeps 13 bits of the sum): results differ from
+// tl-scalar's sequential f32 sum by that truncation (Compare.cpp's tensor-core tolerance). tf32 inputs are staged as f32 and the tensor core
 // ignores their low 13 mantissa bits (as mma.sync's, and tl-scalar's truncToTf32).
 #include <algorithm>
 
