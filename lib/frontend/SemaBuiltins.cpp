@@ -646,7 +646,19 @@ PyVal Sema::builtinDot(const Expr& e) {
   } else {
     acc = materialize(PyVal::real(0), DType::F32, accType.shape, e.loc);
   }
-  return PyVal::value(at(e.loc).dot(x, y, acc, dt == DType::F32 && precision != "ieee" ? precision : ""));
+  // max_num_imprecise_acc (Triton's): for fp8 inputs, how many k the tensor core's 13-bit sum
+  // covers before an f32 add; 0 or None leaves the whole dot to it (the hardware's default).
+  int64_t maxImprecise = 0;
+  if (a.has(5)) {
+    if (!a.vals[5].isIntConst() || a.vals[5].i < 0)
+      return fail(a.locs[5], "dot() max_num_imprecise_acc must be a non-negative constant integer, got " + describe(a.vals[5]));
+    const int64_t K = x->type.shape[r - 1];
+    if (isFp8(dt) && a.vals[5].i > K)
+      return fail(a.locs[5], "dot() max_num_imprecise_acc (" + std::to_string(a.vals[5].i) + ") must be at most K (" +
+                                 std::to_string(K) + "), as in Triton");
+    if (isFp8(dt)) maxImprecise = a.vals[5].i;
+  }
+  return PyVal::value(at(e.loc).dot(x, y, acc, dt == DType::F32 && precision != "ieee" ? precision : "", maxImprecise));
 }
 
 PyVal Sema::builtinCdiv(const Expr& e) {

@@ -146,9 +146,11 @@ Value* Builder::scan(const std::string& kind, Value* x, int axis, bool reverse) 
       ->result();
 }
 
-Value* Builder::dot(Value* a, Value* b, Value* acc, const std::string& precision) {
-  if (precision.empty()) return create(OpKind::Dot, {a, b, acc}, {acc->type})->result();
-  return create(OpKind::Dot, {a, b, acc}, {acc->type}, {{"precision", precision}})->result();
+Value* Builder::dot(Value* a, Value* b, Value* acc, const std::string& precision, int64_t maxImpreciseAcc) {
+  std::vector<NamedAttr> attrs;
+  if (!precision.empty()) attrs.push_back({"precision", precision});
+  if (maxImpreciseAcc > 0) attrs.push_back({"max_imprecise_acc", maxImpreciseAcc});
+  return create(OpKind::Dot, {a, b, acc}, {acc->type}, std::move(attrs))->result();
 }
 
 Op* Builder::forOp(Value* lo, Value* hi, Value* step, const std::vector<Value*>& inits) {

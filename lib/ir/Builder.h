@@ -73,7 +73,9 @@ class Builder {
   Value* argmax(Value* x, int axis);
   Value* scan(const std::string& kind, Value* x, int axis, bool reverse);  // "sum" | "prod" | "max" | "min"
   // precision: "" (none: IEEE), "ieee", "tf32" or "tf32x3" (f32 inputs; BlockOps.def)
-  Value* dot(Value* a, Value* b, Value* acc, const std::string& precision = "");
+  // maxImpreciseAcc > 0 (fp8 inputs; at most K): the dot's products reach an f32 add every that
+  // many k (Triton's max_num_imprecise_acc; BlockOps.def).
+  Value* dot(Value* a, Value* b, Value* acc, const std::string& precision = "", int64_t maxImpreciseAcc = 0);
 
   // --- structure. forOp/ifOp create the op with empty regions; the caller fills them (the for
   // body's arguments — iv then one per init — are created here) and ends them with yield().

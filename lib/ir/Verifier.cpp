@@ -648,6 +648,11 @@ std::optional<std::string> verifyOp(const Op& op) {
         c.sameType(res(), acc, "result");
       if (op.hasAttr("precision") && c.strAttrIn("precision", {"ieee", "tf32", "tf32x3"}) && a.dtype != DType::F32)
         c.fail("precision applies to f32 inputs only, got " + str(a));
+      if (op.hasAttr("max_imprecise_acc")) {
+        const int64_t v = op.intAttr("max_imprecise_acc");
+        if (a.dtype != DType::F8E4M3 && a.dtype != DType::F8E5M2) c.fail("max_imprecise_acc applies to fp8 inputs only, got " + str(a));
+        else if (v < 1 || v > a.shape[r - 1]) c.fail("max_imprecise_acc must be in [1, K = " + std::to_string(a.shape[r - 1]) + "], got " + std::to_string(v));
+      }
       break;
     }
     case OpKind::For: {

@@ -167,7 +167,7 @@ void Lowerer::planRings() {
     for (const auto& op : body.ops) {
       if (op->kind != OpKind::Dot) continue;
       DotPlan plan = planDot(*op, src_.numWarps, options_.wgmma);
-      if (!plan.wgmma || !tensorCoreStaging(*op, 1)) continue;
+      if (!plan.wgmma || !tensorCoreStaging(*op, 1) || op->hasAttr("max_imprecise_acc")) continue;
       bool operandsReady = true;
       for (int i = 0; i < 2; ++i) operandsReady = operandsReady && (lr.ringOf(op->operand(size_t(i))) || definedOutside(op->operand(size_t(i)), loop));
       const Value* acc = op->operand(2);

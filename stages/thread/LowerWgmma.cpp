@@ -29,6 +29,9 @@
 //      order; then wgmma_commit and wgmma_wait 0 on those registers (its results are them, final
 //      then: nothing reads a register a wgmma in flight writes), or wait 1 for a dot LowerRing.cpp
 //      leaves in flight across its loop's iterations, whose results only the next wgmma reads.
+//      A dot with max_imprecise_acc v (fp8; Triton's max_num_imprecise_acc) does this once per
+//      max(1, v / kK) k steps on registers that start at 0, and adds each group's results to the
+//      accumulator with f32 adds after its wait 0 (such a dot is never left in flight).
 //   3. a barrier after the k steps, before the buffers may be reused (none when no operand was
 //      staged in the loop: an operand a load ring copies is read from its slot).
 // Each wgmma adds its kK products per element in one step, cutting them toward zero as the
@@ -104,25 +107,34 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
         for (int e = 0; e < 4; ++e) idx.push_back(cReg[size_t((t * nTiles + j) * 4 + e)]);
       d[size_t(t * blocks + nb)] = permuteRegs(acc, idx);
     }
-  b_.create(OpKind::WgmmaFence, {}, {});
-  for (int64_t s = 0; s < kSteps; ++s)
-    for (int64_t t = 0; t < mTiles; ++t)
-      for (int64_t nb = 0; nb < blocks; ++nb) {
-        Value*& c = d[size_t(t * blocks + nb)];
-        Value* a = aStart(t, s);
-        Value* b = bStart(s, nb * nPer);
-        c = b_.create(OpKind::Wgmma, {a, b, c}, {c->type}, attrs)->result();
-      }
-  b_.create(OpKind::WgmmaCommit, {}, {});
   // Left in flight across the loop's iterations (LowerRing.cpp): wait for the previous group.
   const LoopRings* rings = ringsOfDot(op);
   const bool inFlight = rings && std::count(rings->inFlightDots.begin(), rings->inFlightDots.end(), &op);
-  // The wait hands the accumulators on: nothing reads them before it (ptxas would otherwise
-  // serialize the wgmmas, C7514, or the registers be read while a wgmma writes them).
+  // max_imprecise_acc: every `chunk` k steps sum from zero and reach the accumulator by an f32 add.
+  const int64_t maxImprecise = op.hasAttr("max_imprecise_acc") ? op.intAttr("max_imprecise_acc") : 0;
+  const int64_t chunk = maxImprecise > 0 ? std::max<int64_t>(1, maxImprecise / kK) : kSteps;
   std::vector<Type> dTypes;
   for (Value* v : d) dTypes.push_back(v->type);
-  Op* wait = b_.create(OpKind::WgmmaWait, d, dTypes, {{"pending", int64_t(inFlight ? 1 : 0)}});
-  for (size_t f = 0; f < d.size(); ++f) d[f] = wait->result(f);
+  for (int64_t s0 = 0; s0 < kSteps; s0 += chunk) {
+    std::vector<Value*> sums = d;
+    if (maxImprecise > 0)
+      for (size_t f = 0; f < d.size(); ++f) sums[f] = b_.create(OpKind::Constant, {}, {dTypes[f]}, {{"value", 0.0}})->result();
+    b_.create(OpKind::WgmmaFence, {}, {});
+    for (int64_t s = s0; s < std::min(kSteps, s0 + chunk); ++s)
+      for (int64_t t = 0; t < mTiles; ++t)
+        for (int64_t nb = 0; nb < blocks; ++nb) {
+          Value*& c = sums[size_t(t * blocks + nb)];
+          Value* a = aStart(t, s);
+          Value* b = bStart(s, nb * nPer);
+          c = b_.create(OpKind::Wgmma, {a, b, c}, {c->type}, attrs)->result();
+        }
+    b_.create(OpKind::WgmmaCommit, {}, {});
+    // The wait hands the accumulators on: nothing reads them before it (ptxas would otherwise
+    // serialize the wgmmas, C7514, or the registers be read while a wgmma writes them).
+    Op* wait = b_.create(OpKind::WgmmaWait, sums, dTypes, {{"pending", int64_t(inFlight ? 1 : 0)}});
+    for (size_t f = 0; f < d.size(); ++f)
+      d[f] = maxImprecise > 0 ? bin(OpKind::Add, d[f], wait->result(f)) : wait->result(f);
+  }
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
   std::vector<Value*> regs(static_cast<size_t>(gc.numRegs));
   for (size_t f = 0; f < d.size(); ++f)

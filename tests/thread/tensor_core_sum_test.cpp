@@ -5,7 +5,7 @@
 // wgmma (the sm_90a outputs: HGMMA, QGMMA) and with mma.sync (the sm_90 outputs), for f16,
 // bf16, e4m3, e5m2 and f32 (tf32 dots: the file imports triton). Every output must equal the GPU's bit for bit; and the exact sum rounded
 // once (the executor's old rule) must not, so the test sees the model. Also tensorCoreStep's
-// rules on hand-made cases.
+// rules on hand-made cases, and max_num_imprecise_acc.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -101,6 +101,47 @@ TEST(TensorCoreSum, AlignsToTheLargestTermAndCutsTowardZero) {
   EXPECT_EQ(tensorCoreStep(sim::kQgmmaAdder, 0.0f, z, 1, one, 1, 2), 0.0f);
   EXPECT_TRUE(std::isnan(tensorCoreStep(sim::kQgmmaAdder, 0.0f, nan, 1, one, 1, 2)));
   EXPECT_EQ(tensorCoreStep(sim::kHmmaAdder, 2.0f, inf, 1, one, 1, 2), INFINITY);
+}
+
+// Triton's max_num_imprecise_acc on an fp8 wgmma dot (LowerWgmma.cpp): groups of v / 32 k steps
+// from zero, each added to the accumulator in f32, so a smaller v is closer to the exact sum; one
+// wgmma_wait per group and none left in flight. A v above K is an error, as in Triton.
+TEST(TensorCoreSum, MaxNumImpreciseAccAddsInF32) {
+  double last = INFINITY;
+  for (int v : {0, 128, 32}) {
+    SCOPED_TRACE("max_num_imprecise_acc " + std::to_string(v));
+    std::ostringstream err;
+    auto k = compileKernelFile(rank3::kernelFile("fp8_imprecise_dot"), {{"IMPRECISE", std::to_string(v)}}, err);
+    ASSERT_TRUE(k) << err.str();
+    ThreadCompileOptions o;
+    o.numWarps = 4;
+    o.wgmma = true;
+    ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, o);
+    int64_t waits = 0, pending = 0;
+    walk(tc.threadIR->body, [&](Op& op) {
+      if (op.kind != OpKind::WgmmaWait) return;
+      ++waits;
+      pending += op.intAttr("pending");
+    });
+    EXPECT_EQ(waits, v == 0 ? 2 : 128 / v) << "BK = 128: one group per dot, or 128 / v";  // v = 0: the loop's and the one after it
+    EXPECT_EQ(pending, v == 0 ? 1 : 0);
+    Memory m = Memory::fromLaunch(k->launch);
+    const Buffer a = *m.find("a_ptr"), b = *m.find("b_ptr");
+    runThreadIR(*tc.threadIR, k->launch, m);
+    const Buffer& c = *m.find("c_ptr");
+    double worst = 0;
+    for (int64_t i = 0; i < 64; ++i)
+      for (int64_t j = 0; j < 64; ++j) {
+        double s = 0;
+        for (int64_t kk = 0; kk < 512; ++kk) s += a.getF(i * 512 + kk) * b.getF(j * 512 + kk);
+        worst = std::max(worst, std::fabs(c.getF(i * 64 + j) - s));
+      }
+    EXPECT_LT(worst, last / 2);
+    last = worst;
+  }
+  std::ostringstream err;
+  EXPECT_FALSE(compileKernelFile(rank3::kernelFile("fp8_imprecise_dot"), {{"IMPRECISE", "256"}}, err));
+  EXPECT_NE(err.str().find("max_num_imprecise_acc (256) must be at most K (128)"), std::string::npos) << err.str();
 }
 
 }  // namespace
