@@ -58,6 +58,14 @@ for d in f8e4m3 f8e5m2 bf16 f32; do
       --set K=640 --set BM=128 --set BN=256 --set BK=$bk --set num_stages=3 --num-warps 8 $abt
   done
 done
+# max_num_imprecise_acc: f32 adds every 128 / 32 k; bit for bit against tl-thread, and the
+# error against tl-scalar (logged) shrinks.
+for v in 0 128 32; do
+  check_case "imprecise.$v.bits" /tmp/tl-ptx tests/thread/kernels/fp8_imprecise_dot.tl --arch sm_90a --check-stage thread --atol 0 --rtol 0 \
+    --set IMPRECISE=$v --set M=256 --set N=256 --set K=2048
+  check_case "imprecise.$v.scalar" /tmp/tl-ptx tests/thread/kernels/fp8_imprecise_dot.tl --arch sm_90a --check-stage scalar \
+    --set IMPRECISE=$v --set M=256 --set N=256 --set K=2048
+done
 ab="--set a_ptr=randn((M,K),dtype=f32,seed=21) --set b_ptr=randn((N,K),dtype=f32,seed=22)"
 for arch in sm_90 sm_90a; do
   check_case "tight.tf32.$arch.ring" /tmp/tl-ptx $R --arch $arch --check-stage scalar --atol 1e-3 --rtol 1e-3 --set BT=1 --set K=640 --set num_stages=3 $ab
