@@ -22,8 +22,9 @@ compare() {  # NAME GPU.npy tl-thread-args...
     fail=1
     return
   fi
-  printf '%-36s %s\n' "$name" "$(python3 bench/gpu/accum_probe.py compare "$gpu" "$tmp"/out/*.c_ptr.npy)" || fail=1
-  python3 bench/gpu/accum_probe.py compare "$gpu" "$tmp"/out/*.c_ptr.npy > /dev/null || fail=1
+  local verdict
+  verdict=$(python3 bench/gpu/accum_probe.py compare "$gpu" "$tmp"/out/*.c_ptr.npy) || fail=1
+  printf '%-36s %s\n' "$name" "$verdict"
 }
 for case in "$dir"/probe/*; do
   [ -d "$case" ] || continue

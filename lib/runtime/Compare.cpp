@@ -15,8 +15,9 @@
 //         at least 2^-16 (16-bit) or 2^-7 (fp8) times the reference's largest magnitude. The
 //         tensor core cuts every term toward zero (sim/TensorCoreSum.h, measured on the H200;
 //         an fp8 wgmma keeps 13 bits of its sum), so the error grows about linearly with K while
-//         the outputs grow as sqrt(K): randn inputs reach 1.4e-6 (bf16) and 1.2e-3 (fp8) of the
-//         largest output at K = 640 (bench/results/gpu/accum_probe_h200.txt); both margins
+//         the outputs grow as sqrt(K): at K = 640 randn inputs err by up to 1.37e-4 (bf16:
+//         bench/results/gpu/accum_probe_h200.txt, its last lines) and 1.2e-3 of the largest
+//         output (fp8: max_abs_err against atol / 2^-7 in bench/results/gpu/wgmma_tf32_fp8_h200.txt); both margins
 //         hold to K of about 16k. tl-thread computes the H200's bits exactly
 // Special values: NaN matches only NaN; an infinity matches only the same infinity (such a
 // mismatch counts as an infinite error). maxRelErr skips elements whose reference is 0.
