@@ -120,8 +120,10 @@ class Lowerer {
   // The same, live for the whole of `loop` (its ops may not reuse the space).
   Value* sharedBaseForLoop(int64_t bytes, const std::string& purpose, const LoopFrame& loop, int64_t align = 16);
   Value* sharedAddr(Value* elementIndex, int elemBytes, Value* base);  // index*bytes + base
-  Value* ldShared(Value* addr, DType dtype, Value* mask = nullptr);
-  void stShared(Value* addr, Value* value, Value* mask = nullptr);
+  // `vec` consecutive registers per access (their addresses consecutive and aligned: the caller's
+  // promise, which the verifier and the executor check).
+  Value* ldShared(Value* addr, DType dtype, Value* mask = nullptr, int64_t vec = 1);
+  void stShared(Value* addr, Value* value, Value* mask = nullptr, int64_t vec = 1);
   void barrier();
 
   // --- op families
@@ -256,6 +258,11 @@ class Lowerer {
   // The row padding (in elements) of a 2-D conversion's [R][C + pad] buffer with the fewest
   // shared-memory wavefronts (LowerConvert.cpp).
   int64_t exchangeRowPad(const Type& srcType, const Type& dstType) const;
+  // The widest vector (a power of two, at most 16 bytes) in which each thread's consecutive
+  // registers of `t` sit at consecutive, aligned indices offset + sum_j coord_j * strides[j] of a
+  // 16-byte-aligned buffer; with `stores`, the registers of a group are also all owners (ownerMask)
+  // or all replicas, so one predicate covers the group (LowerConvert.cpp).
+  int64_t exchangeVec(const Type& t, const std::vector<int64_t>& strides, int64_t offset, bool stores) const;
   // The read half (after the writes and their barrier): ld_shared, then a barrier.
   Value* readExchanged(Value* base, const Type& dstType, const std::vector<int64_t>& readStrides, int64_t readOffset);
   void lowerReshape(const Op& op);             // LowerShape.cpp

@@ -14,13 +14,80 @@
 //   - a 2-D tile goes through a [R][C + pad] buffer, pad the row padding with the fewest
 //     shared-memory wavefronts for both halves (exchangeRowPad, below): 0 unless a pad removes
 //     bank conflicts, at most an eighth more memory (or one 4-byte word per row); not with
-//     LowerOptions::padExchanges off (--keep-layouts: the row-major buffer the source implies).
+//     LowerOptions::padExchanges off (--keep-layouts: the row-major buffer the source implies);
+//   - both halves move the widest vectors (up to 16 bytes) in which each thread's consecutive
+//     registers sit at consecutive, aligned buffer indices (exchangeVec): an accumulator's
+//     column pairs as 4- or 8-byte stores, a store layout's 8 x bf16 as 16-byte loads; a store
+//     group's registers are all owners or all replicas (one predicate per group, as in PTX).
 #include <set>
 
 #include "sim/Banks.h"
 #include "thread/LowerCommon.h"
 
 namespace tl::lower {
+
+namespace {
+
+// The index math the lowering emits (Lowerer::unwrapped, coord, ownerMask in LowerCore.cpp),
+// evaluated here for one (thread, register), to choose vector widths.
+struct GeomAt {
+  const LayoutGeom& g;
+  int thread;
+  int64_t unwrapped(int d, int64_t reg) const {
+    const int64_t lane = thread % kWarpSize, warp = thread / kWarpSize;
+    const int64_t laneDigit = (lane / g.laneStride[size_t(d)]) % g.tpw[size_t(d)];
+    const int64_t warpDigit = (warp / g.warpStride[size_t(d)]) % g.wpc[size_t(d)];
+    const int64_t digit = (reg / g.regStride[size_t(d)]) % g.e[size_t(d)];
+    const int64_t spt = g.spt[size_t(d)];
+    return (warpDigit * g.tpw[size_t(d)] + laneDigit) * spt + digit / spt * g.tile[size_t(d)] + digit % spt;
+  }
+  int64_t coord(int valueDim, int64_t reg) const {
+    const int d = g.kept[size_t(valueDim)];
+    const int64_t u = unwrapped(d, reg);
+    return g.wraps(d) ? u & (g.full[size_t(d)] - 1) : u;
+  }
+  bool owner(int64_t reg) const {
+    const int64_t lane = thread % kWarpSize, warp = thread / kWarpSize;
+    for (int d = 0; d < g.rootRank(); ++d) {
+      if (g.isKept(d)) {
+        if (g.wraps(d) && unwrapped(d, reg) >= g.full[size_t(d)]) return false;
+        continue;
+      }
+      if (g.tpw[size_t(d)] > 1 && (lane / g.laneStride[size_t(d)]) % g.tpw[size_t(d)] != 0) return false;
+      if (g.wpc[size_t(d)] > 1 && (warp / g.warpStride[size_t(d)]) % g.wpc[size_t(d)] != 0) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+int64_t Lowerer::exchangeVec(const Type& t, const std::vector<int64_t>& strides, int64_t offset, bool stores) const {
+  const LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
+  const int bytes = dtypeBytes(t.dtype);
+  const int threads = g.numWarps * kWarpSize;
+  auto index = [&](const GeomAt& at, int64_t reg) {
+    int64_t i = offset;
+    for (int j = 0; j < t.rank(); ++j)
+      if (t.shape[size_t(j)] > 1) i += at.coord(j, reg) * strides[size_t(j)];
+    return i;
+  };
+  for (int64_t vec = 16 / bytes; vec >= 2; vec /= 2) {
+    if (g.numRegs % vec != 0) continue;
+    bool ok = true;
+    for (int th = 0; th < threads && ok; ++th) {
+      const GeomAt at{g, th};
+      for (int64_t first = 0; first < g.numRegs && ok; first += vec) {
+        const int64_t i0 = index(at, first);
+        const bool owns = !stores || at.owner(first);
+        ok = i0 % vec == 0;
+        for (int64_t e = 1; e < vec && ok; ++e) ok = index(at, first + e) == i0 + e && (!stores || at.owner(first + e) == owns);
+      }
+    }
+    if (ok) return vec;
+  }
+  return 1;
+}
 
 void Lowerer::lowerConvertLayout(const Op& op) {
   const Type &srcT = op.operand(0)->type, &dstT = op.result()->type;
@@ -42,7 +109,7 @@ void Lowerer::lowerConvertLayout(const Op& op) {
       LayoutGeom gs = LayoutGeom::of(*srcT.layout, srcT.shape);
       Value* mask = ownerMask(gs);
       Value* idx = bin(OpKind::Add, mulC(coord(gs, 0), stride), coord(gs, 1));
-      stShared(sharedAddr(splatTo(idx, gs.numRegs), bytes, base), x, mask);
+      stShared(sharedAddr(splatTo(idx, gs.numRegs), bytes, base), x, mask, exchangeVec(srcT, {stride, 1}, 0, true));
       barrier();
       set(op.result(), readExchanged(base, dstT, {stride, 1}, 0));
       return;
@@ -57,7 +124,8 @@ void Lowerer::lowerConvertLayout(const Op& op) {
 // loads (each register of every warp) for row stride C + pad, counted with the simulator's bank
 // model (sim/Banks.h, the one tl-sim reports), for pad in 0, 1, 2, 4, ... words while the buffer
 // grows by at most an eighth (one word per row is always allowed); the fewest wins, the smaller
-// pad on ties. The accesses are 1-register st_shared / ld_shared (vec 1), as lowered above.
+// pad on ties. The accesses are st_shared / ld_shared of the vectors exchangeVec allows at that
+// stride, as lowered above (a pad that breaks a vector's alignment costs it its width).
 int64_t Lowerer::exchangeRowPad(const Type& srcT, const Type& dstT) const {
   const int64_t R = srcT.shape[0], C = srcT.shape[1];
   const int bytes = dtypeBytes(srcT.dtype);
@@ -78,13 +146,14 @@ int64_t Lowerer::exchangeRowPad(const Type& srcT, const Type& dstT) const {
     return at;
   };
   const auto stores = elements(srcT, srcRegs, true), loads = elements(dstT, dstRegs, false);
-  auto wavefronts = [&](const std::vector<std::vector<std::pair<int64_t, int64_t>>>& at, int64_t regs, int64_t stride) {
+  // One access per group of `vec` registers, at its first element.
+  auto wavefronts = [&](const std::vector<std::vector<std::pair<int64_t, int64_t>>>& at, int64_t regs, int64_t stride, int64_t vec) {
     int64_t total = 0;
     for (int w = 0; w < src_.numWarps; ++w)
-      for (int64_t r = 0; r < regs; ++r) {
+      for (int64_t r = 0; r < regs; r += vec) {
         WarpAccess a;
         a.space = MemSpace::Shared;
-        a.bytes = uint8_t(bytes);
+        a.bytes = uint8_t(bytes * vec);
         for (int l = 0; l < kWarpSize; ++l) {
           auto [row, col] = at[size_t(w * kWarpSize + l)][size_t(r)];
           if (row < 0) continue;
@@ -100,7 +169,9 @@ int64_t Lowerer::exchangeRowPad(const Type& srcT, const Type& dstT) const {
   for (int64_t words = 0; words <= 32; words = words ? words * 2 : 1) {
     const int64_t pad = words * wordElems;
     if (words > 1 && R * pad * 8 > R * C) break;
-    const int64_t cost = wavefronts(stores, srcRegs, C + pad) + wavefronts(loads, dstRegs, C + pad);
+    const int64_t stride = C + pad;
+    const int64_t cost = wavefronts(stores, srcRegs, stride, exchangeVec(srcT, {stride, 1}, 0, true)) +
+                         wavefronts(loads, dstRegs, stride, exchangeVec(dstT, {stride, 1}, 0, false));
     if (bestCost < 0 || cost < bestCost) {
       best = pad;
       bestCost = cost;
@@ -132,7 +203,7 @@ Value* Lowerer::exchangeLinear(Value* regs, const Type& srcT, const Type& dstT, 
   // (One op-making call per statement: C++ leaves the order of arguments open, and the IR must
   // not depend on the compiler.)
   Value* mask = ownerMask(gs);
-  stShared(sharedAddr(linearIndex(gs, srcT.shape), bytes, base), regs, mask);
+  stShared(sharedAddr(linearIndex(gs, srcT.shape), bytes, base), regs, mask, exchangeVec(srcT, rowMajorStrides(srcT.shape), 0, true));
   barrier();
   return readExchanged(base, dstT, readStrides, readOffset);
 }
@@ -147,7 +218,8 @@ Value* Lowerer::readExchanged(Value* base, const Type& dstT, const std::vector<i
     lin = lin ? bin(OpKind::Add, lin, term) : term;
   }
   lin = lin ? addC(lin, readOffset) : constI32(readOffset, gd.numRegs);
-  Value* r = ldShared(sharedAddr(splatTo(lin, gd.numRegs), bytes, base), dstT.dtype);
+  Value* r = ldShared(sharedAddr(splatTo(lin, gd.numRegs), bytes, base), dstT.dtype, nullptr,
+                      exchangeVec(dstT, readStrides, readOffset, false));
   barrier();
   return r;
 }

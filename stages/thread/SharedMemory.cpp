@@ -145,18 +145,18 @@ Value* Lowerer::sharedAddr(Value* elementIndex, int elemBytes, Value* base) {
   return bin(OpKind::Add, mulC(elementIndex, elemBytes), base);
 }
 
-Value* Lowerer::ldShared(Value* addr, DType dtype, Value* mask) {
+Value* Lowerer::ldShared(Value* addr, DType dtype, Value* mask, int64_t vec) {
   std::vector<Value*> operands{addr};
   if (mask) operands.push_back(splatTo(mask, regsOf(addr)));
   Type t = addr->type.isScalar() ? Type::scalar(dtype) : Type::tile(dtype, addr->type.shape);
-  return b_.create(OpKind::LdShared, operands, {t}, {{"vec", int64_t(1)}, {"dtype", std::string(dtypeName(dtype))}})->result();
+  return b_.create(OpKind::LdShared, operands, {t}, {{"vec", vec}, {"dtype", std::string(dtypeName(dtype))}})->result();
 }
 
-void Lowerer::stShared(Value* addr, Value* value, Value* mask) {
+void Lowerer::stShared(Value* addr, Value* value, Value* mask, int64_t vec) {
   int64_t n = regsOf(value);
   std::vector<Value*> operands{splatTo(addr, n), value};
   if (mask) operands.push_back(splatTo(mask, n));
-  b_.create(OpKind::StShared, operands, {}, {{"vec", int64_t(1)}});
+  b_.create(OpKind::StShared, operands, {}, {{"vec", vec}});
 }
 
 void Lowerer::barrier() { b_.create(OpKind::Barrier, {}, {}); }

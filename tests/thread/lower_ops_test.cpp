@@ -2,8 +2,10 @@
 // structure and (run on the thread executor with race detection) matches tl-scalar: 2-D
 // reductions along either axis with lanes and warps on the axis, full reductions to a scalar,
 // f16 and int sums, argmax with ties and NaNs, if with carried tiles, 16-byte vector accesses,
-// and the errors for a bad `vec` and a pointer convert_layout. Also: removing the barrier of a
+// vector exchanges between layouts, and the errors for a bad `vec` and a pointer convert_layout. Also: removing the barrier of a
 // lowered reduction makes the race detector name the race.
+#include <vector>
+
 #include "frontend/Frontend.h"
 #include "lower_helpers.h"
 #include "scalar/ScalarInterpreter.h"
@@ -249,6 +251,62 @@ TEST(LowerConvert, TransposeGoesThroughSharedMemory) {
   EXPECT_GT(countOps(*t, OpKind::StShared), 0);
   EXPECT_EQ(countOps(*t, OpKind::Barrier), 2 * static_cast<int>(report.buffers.size()));
   EXPECT_GT(t->sharedBytes, 0);
+}
+
+// A tile moved through four layouts (default -> column pairs, replicated across warps like a
+// small mma accumulator -> 8 x f16 per thread, replicated across lanes -> registers along the rows
+// -> default): the exchanges move vectors where each thread's consecutive registers are
+// consecutive in the buffer (2 and 8 elements: 4- and 16-byte accesses), single elements where
+// they run down a column, and a group of replicas is masked as one (the executor's race
+// detector would name two writers of one address); the result matches tl-scalar.
+TEST(LowerConvert, ExchangesMoveVectors) {
+  std::string text = R"(
+@launch(R=8, C=64, grid=(1,), x_ptr=randn((R, C), dtype=f16, seed=1), out_ptr=zeros((R, C), dtype=f16, output=True))
+@jit
+def copy2d(x_ptr, out_ptr, R: constexpr, C: constexpr):
+    offs = arange(0, R)[:, None] * C + arange(0, C)[None, :]
+    store(out_ptr + offs, load(x_ptr + offs))
+)";
+  const LayoutPtr pairs = Layout::blocked({1, 2}, {8, 4}, {4, 1}, {1, 0});    // rows wrap: warps 1-3 replicate
+  const LayoutPtr eights = Layout::blocked({1, 8}, {4, 8}, {1, 4}, {1, 0});   // columns wrap: replicas
+  const LayoutPtr down = Layout::blocked({2, 1}, {4, 8}, {1, 4}, {0, 1});     // registers along the rows
+  auto chain = [&](Function& fn) {
+    assignTestLayouts(fn, 4);
+    auto& ops = fn.body.ops;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i]->kind != OpKind::Store) continue;
+      Op& store = *ops[i];
+      Value* v = store.operand(1);
+      const LayoutPtr home = v->type.layout;
+      Builder b;
+      b.setInsertionPoint(&fn.body, i);
+      b.setLoc(store.loc);
+      for (const LayoutPtr& l : {pairs, eights, down, home}) v = b.create(OpKind::ConvertLayout, {v}, {v->type.withLayout(l)})->result();
+      store.operands[1] = v;
+      break;
+    }
+  };
+  auto t = checkAgainstScalar(text, 4, {}, chain);
+  ASSERT_TRUE(t);
+  // The f16 exchanges, in order (the i32 offsets' converts come from the test layouts).
+  std::vector<int64_t> stores, loads;
+  bool maskedPairs = false;
+  walk(t->body, [&](Op& op) {
+    if (op.kind == OpKind::StShared && op.operand(1)->type.dtype == DType::F16) {
+      stores.push_back(op.intAttr("vec"));
+      if (stores.size() == 2) maskedPairs = op.numOperands() == 3;
+    }
+    if (op.kind == OpKind::LdShared && op.result()->type.dtype == DType::F16) loads.push_back(op.intAttr("vec"));
+  });
+  // eights -> down stores 8 x f16 per thread, or 4 where the row padding that keeps the column
+  // reads of `down` conflict-free (4 elements) leaves only 8-byte alignment.
+  ASSERT_EQ(stores.size(), 4u);
+  EXPECT_EQ(stores[0], 1);
+  EXPECT_EQ(stores[1], 2);
+  EXPECT_TRUE(stores[2] == 8 || stores[2] == 4) << stores[2];
+  EXPECT_EQ(stores[3], 1);
+  EXPECT_TRUE(maskedPairs) << "the replicas of `pairs` must be masked off";
+  EXPECT_EQ(loads, (std::vector<int64_t>{2, 8, 1, 1}));
 }
 
 // The issue's race test: drop the barrier between a reduction's st_shared and ld_shared.
