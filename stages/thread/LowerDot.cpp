@@ -326,13 +326,13 @@ Lowerer::DotBases Lowerer::stageDotOperands(const Op& op, const DotStaging& st) 
     done();
     b_.setInsertionPointToEnd(body);
   }
-  if (ringA || ringB) {
-    // This iteration's copies have landed once every group after them is all that is left: the
-    // rings' groups of the next L - 1 iterations, and of iteration i + L if already issued.
-    const int64_t n = int64_t(rings->rings.size());
-    const int64_t pending = (rings->ahead - 1) * n + (rings->issued ? n : 0);
-    b_.create(OpKind::CpAsyncWait, {}, {}, {{"pending", pending}});
-  }
+  // The first ring dot of an iteration waits until only the next L - 1 iterations' groups are
+  // pending: every ring's copies of this iteration have landed, and its barrier (after the
+  // fence) shows them to every thread and the async proxy. A later ring dot of the iteration
+  // (rings->issued: attention's p @ v after q @ k^T) reads slots that already hold: it needs no
+  // wait, fence or barrier of its own unless it stages an operand here.
+  const bool ringWait = (ringA || ringB) && !rings->issued;
+  if (ringWait) b_.create(OpKind::CpAsyncWait, {}, {}, {{"pending", (rings->ahead - 1) * int64_t(rings->rings.size())}});
   if (hereA) {
     bases.a = sharedBase(st.aBytes, st.aWhat, st.align);
     st.stageA(bases.a);
@@ -341,7 +341,7 @@ Lowerer::DotBases Lowerer::stageDotOperands(const Op& op, const DotStaging& st) 
     bases.b = sharedBase(st.bBytes, st.bWhat, st.align);
     st.stageB(bases.b);
   }
-  if (hereA || hereB || ringA || ringB) done();
+  if (hereA || hereB || ringWait) done();
   if (ringA || ringB) {
     // After the barrier every thread is done with the slot iteration i + L will use (R > L
     // slots; R > L + 1 when wgmmas stay in flight): the next loads go out now.

@@ -22,9 +22,11 @@
 //   2. each load before the loop: cp_async of every register group into slot s (s = its
 //      iteration), then cp_async_commit (one group per load, in program order);
 //   3. the body's load of iteration i + L is held back to the first ring dot: that dot does
-//      cp_async_wait (pending: the groups of the later iterations, L - 1 per ring, L once this
-//      body's loads went out), fence_proxy_async for a wgmma, and a barrier; then the held
-//      loads go out (cp_async into slot (i + L) % R, commit). A ring dot reads its slot
+//      cp_async_wait (pending: the groups of the later iterations, L - 1 per ring: every ring's
+//      copies of iteration i have landed), fence_proxy_async for a wgmma, and a barrier; then
+//      the held loads go out (cp_async into slot (i + L) % R, commit). A later ring dot of the
+//      iteration waits for nothing and takes no barrier (its slot landed before the first
+//      one's), unless it stages an operand in the loop. A ring dot reads its slot
 //      (slot i % R) where it would have read its staged buffer, and needs no barrier after it
 //      when no operand was staged in the loop: the barrier before the next iteration's copies
 //      orders them after every thread's reads of the slot they overwrite.
