@@ -374,9 +374,10 @@ def main():
         # configurations (ptxas -v of each in the row's JSON).
         import torch.nn.functional as F
         tri_cfgs = [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3)]
-        # sm_90a: both dots as warpgroup MMAs, the second (p v) with a = p from registers.
-        tl_cfgs = {64: [(128, 64, 8, 2, "sm_90"), (128, 64, 8, 2, "sm_90a"), (128, 64, 8, 3, "sm_90a"), (128, 64, 8, 1, "sm_90a")],
-                   128: [(128, 64, 8, 1, "sm_90"), (128, 64, 8, 1, "sm_90a"), (128, 64, 8, 2, "sm_90a"), (128, 64, 8, 3, "sm_90a")]}
+        # sm_90a: both dots as warpgroup MMAs, the second (p v) with a = p from registers. (mma.sync,
+        # sm_90, was slower at every shape: git show ced057b:bench/results/gpu/compare_attention_wgmma.md.)
+        tl_cfgs = {64: [(128, 64, 8, 2, "sm_90a"), (128, 64, 8, 3, "sm_90a"), (128, 64, 8, 1, "sm_90a")],
+                   128: [(128, 64, 8, 1, "sm_90a"), (128, 64, 8, 2, "sm_90a"), (128, 64, 8, 3, "sm_90a")]}
         # N = 16384 (ATTN_N=16384) needs a device call of its own: the first run with it passed the
         # 10-minute limit (tl-ptx fills 3 x 537 MB of inputs on the host per configuration).
         ns = [int(x) for x in os.environ.get("ATTN_N", "1024,4096").split(",")]
