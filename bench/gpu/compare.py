@@ -376,8 +376,12 @@ def main():
         tri_cfgs = [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3)]
         # sm_90a: both dots as warpgroup MMAs, the second (p v) with a = p from registers. (mma.sync,
         # sm_90, was slower at every shape: git show ced057b:bench/results/gpu/compare_attention_wgmma.md.)
-        tl_cfgs = {64: [(128, 64, 8, 2, "sm_90a"), (128, 64, 8, 3, "sm_90a"), (128, 64, 8, 1, "sm_90a")],
-                   128: [(128, 64, 8, 1, "sm_90a"), (128, 64, 8, 2, "sm_90a"), (128, 64, 8, 3, "sm_90a")]}
+        # maxnreg=128 (Triton's option, PTX .maxnreg): the causal head-dim-64 kernel takes 155-165
+        # registers by ptxas's choice, one block of 8 warps per SM; within 128, two, without spills
+        # (tests/ptx/maxnreg_ptx_test.cpp). At head dim 128 (232-255 registers) it would spill.
+        tl_cfgs = {64: [(128, 64, 8, 2, "sm_90a", 0), (128, 64, 8, 3, "sm_90a", 0), (128, 64, 8, 1, "sm_90a", 0),
+                        (128, 64, 8, 2, "sm_90a", 128), (128, 64, 8, 3, "sm_90a", 128)],
+                   128: [(128, 64, 8, 1, "sm_90a", 0), (128, 64, 8, 2, "sm_90a", 0), (128, 64, 8, 3, "sm_90a", 0)]}
         # N = 16384 (ATTN_N=16384) needs a device call of its own: the first run with it passed the
         # 10-minute limit (tl-ptx fills 3 x 537 MB of inputs on the host per configuration).
         ns = [int(x) for x in os.environ.get("ATTN_N", "1024,4096").split(",")]
@@ -404,18 +408,23 @@ def main():
                         except Exception as e:  # a config that does not fit is skipped
                             print(f"triton attention d{d} {bm}x{bn}: {type(e).__name__}")
                     best = None
-                    for bm, bn, w, st, arch in tl_cfgs[d]:
+                    for bm, bn, w, st, arch, maxnreg in tl_cfgs[d]:
+                        if maxnreg and not causal:  # 118-121 registers already: the same kernel
+                            continue
                         sets = {"Z": z, "H": h, "N_CTX": n, "HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn,
                                 "STAGE": 3 if causal else 1, "num_stages": st, "sm_scale": sm_scale,
                                 "Q": "randn((Z, H, N_CTX, HEAD_DIM), dtype=bf16, seed=1)",
                                 "K": "randn((Z, H, N_CTX, HEAD_DIM), dtype=bf16, seed=2)",
                                 "V": "randn((Z, H, N_CTX, HEAD_DIM), dtype=bf16, seed=3)",
                                 "Out": "zeros((Z, H, N_CTX, HEAD_DIM), dtype=bf16, output=True)"}
+                        if maxnreg:
+                            sets["maxnreg"] = maxnreg
                         # Timed only: bench/gpu/attention_h200.sh checks the kernel on the GPU
                         # against tl-scalar at small sizes, bf16, both stages, pipelined and not.
                         res = run_tilelab(args.tl_ptx, "triton/t06_attention_fwd", sets, w, args.results_dir,
                                           ["--runs", "5", "--no-check", "--arch", arch])
-                        res["config"] = f"{bm}x{bn} w{w} s{st}" + (" wgmma" if arch == "sm_90a" else "")
+                        res["config"] = f"{bm}x{bn} w{w} s{st}" + (" wgmma" if arch == "sm_90a" else "") + (
+                            f" maxnreg {maxnreg}" if maxnreg else "")
                         if tl_ms(res) is not None and (best is None or tl_ms(best) is None or tl_ms(res) < tl_ms(best)):
                             best = res
                         elif best is None:

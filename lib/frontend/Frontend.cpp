@@ -74,6 +74,7 @@ std::unique_ptr<ParsedKernel> parseKernelFile(std::shared_ptr<const SourceFile> 
 Specialization specializationFor(const ParsedKernel& kernel, const LaunchConfig& launch) {
   Specialization s;
   s.numStages = launch.numStages;
+  s.maxRegisters = launch.maxRegisters;
   for (const auto& p : kernel.params()) {
     if (p.isConstexpr) {
       auto it = launch.constexprs.find(p.name);
@@ -114,6 +115,7 @@ std::string Specialization::key() const {
     first = false;
   }
   if (numStages > 0) k += ";num_stages=" + std::to_string(numStages);
+  if (maxRegisters > 0) k += ";maxnreg=" + std::to_string(maxRegisters);
   return k;
 }
 

@@ -63,6 +63,8 @@ struct Specialization {
   std::map<std::string, double> floatConstexprs;        // eps=1e-5
   int numStages = 0;                            // the launch's num_stages (0: not given), put on
                                                 // each loop with a dot in its body
+  int maxRegisters = 0;                         // the launch's maxnreg (0: not given): the
+                                                // Function's maxRegisters (PTX .maxnreg)
   std::string key() const;                      // stable text, e.g. for caches
 };
 Specialization specializationFor(const ParsedKernel& kernel, const LaunchConfig& launch);

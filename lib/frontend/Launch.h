@@ -71,6 +71,7 @@ struct LaunchConfig {
   int numWarps = 4;
   int numStages = 0;                            // num_stages (0: not given): loops with a dot are
                                                 // pipelined when >= 2 (ir/PipelineLoads.cpp)
+  int maxRegisters = 0;                         // maxnreg (0: not given): Function::maxRegisters
   std::vector<BufferSpec> buffers;              // one per pointer parameter, then those only a pointers() names
 
   const BufferSpec* buffer(const std::string& param) const {

@@ -187,6 +187,7 @@ class LaunchEvaluator {
     if (e.name == "grid") setGrid(v, e.loc);
     else if (e.name == "num_warps") setNumWarps(v, e.loc);
     else if (e.name == "num_stages") setNumStages(v, e.loc);
+    else if (e.name == "maxnreg") setMaxRegisters(v, e.loc);
   }
 
   // Whether the decorator's expression that override `e` replaced describes an output buffer.
@@ -232,6 +233,16 @@ class LaunchEvaluator {
     cfg_.numStages = static_cast<int>(v.i);
   }
 
+  // Triton's maxnreg: the registers per thread ptxas may use (PTX .maxnreg), within ptxas's bounds.
+  void setMaxRegisters(const LVal& v, Loc at) {
+    if (v.kind != LVal::Kind::Int || v.i < kMinMaxRegisters || v.i > kMaxMaxRegisters) {
+      error(at, "maxnreg must be an int from " + std::to_string(kMinMaxRegisters) + " to " + std::to_string(kMaxMaxRegisters) +
+                    " (the registers per thread ptxas may use), got " + show(v));
+      return;
+    }
+    cfg_.maxRegisters = static_cast<int>(v.i);
+  }
+
   // Every name the expression mentions (a walk of at most ast::kMaxNesting levels).
   void mentionNames(const Expr& e) {
     if (e.kind == ExprKind::Name) mentioned_.insert(e.str);
@@ -256,6 +267,7 @@ class LaunchEvaluator {
     targets.push_back("grid");
     targets.push_back("num_warps");
     targets.push_back("num_stages");
+    targets.push_back("maxnreg");
     std::set<std::string> seen;
     for (const auto& e : entries_) {
       if (!seen.insert(e.name).second) continue;  // reported as given twice

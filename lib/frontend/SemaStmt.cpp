@@ -748,6 +748,7 @@ std::unique_ptr<Function> Sema::run() {
   fn_->name = k->name;
   fn_->loc = k->loc;
   fn_->source = pk_.file;
+  fn_->maxRegisters = spec_.maxRegisters;
   triton_ = pk_.module->tritonSpelling();
   try {
     bindGlobals();

@@ -182,6 +182,7 @@ std::unique_ptr<Function> cloneHeader(const Function& fn) {
   out->level = fn.level;
   out->numWarps = fn.numWarps;
   out->sharedBytes = fn.sharedBytes;
+  out->maxRegisters = fn.maxRegisters;
   out->name = fn.name;
   out->loc = fn.loc;
   out->source = fn.source;

@@ -165,12 +165,18 @@ struct Param {
   Loc loc;
 };
 
+// The bounds ptxas puts on .maxnreg (below 24 it raises the count to 24; above 255 it ignores it).
+constexpr int kMinMaxRegisters = 24;
+constexpr int kMaxMaxRegisters = 255;
+
 // A kernel specialized for one set of argument dtypes and constexpr values.
 class Function {
  public:
   IRLevel level = IRLevel::Block;  // which master op list its ops come from
   int numWarps = 0;                // thread IR: warps per block (block IR with layouts: the layouts' warps)
   int64_t sharedBytes = 0;         // thread IR: shared memory per block, in bytes
+  int maxRegisters = 0;            // registers per thread ptxas may use (PTX .maxnreg; the launch's
+                                   // maxnreg, as Triton's), 0: ptxas chooses
   std::string name;
   Loc loc;
   std::shared_ptr<const SourceFile> source;  // for diagnostics; may be null (parsed IR text)

@@ -511,7 +511,7 @@ class Parser {
   // --- function -----------------------------------------------------------------------------
 
   // func := ('func' | 'thread_func') FUNCNAME '(' (param (',' param)*)? ')' constexprs?
-  //         ('num_warps' '(' INT ')')? ('shared_bytes' '(' INT ')')? loc? region
+  //         ('num_warps' '(' INT ')')? ('max_registers' '(' INT ')')? ('shared_bytes' '(' INT ')')? loc? region
   // param := VALUE ':' type
   // constexprs := 'constexprs' '(' IDENT '=' INT (',' IDENT '=' INT)* ')'
   std::unique_ptr<Function> parseFunc() {
@@ -564,6 +564,16 @@ class Parser {
       int64_t w = parseInt();
       if (w < 1 || w > 32 || !isPowerOfTwo(w)) fail(at, "num_warps must be a power of two in 1..32");
       fn->numWarps = static_cast<int>(w);
+      expect(Tok::RParen);
+    }
+    if (isIdent("max_registers")) {
+      advance();
+      expect(Tok::LParen);
+      Loc at = tok_.loc;
+      int64_t r = parseInt();
+      if (r < kMinMaxRegisters || r > kMaxMaxRegisters)
+        fail(at, "max_registers must be from " + std::to_string(kMinMaxRegisters) + " to " + std::to_string(kMaxMaxRegisters));
+      fn->maxRegisters = static_cast<int>(r);
       expect(Tok::RParen);
     }
     if (fn->level == IRLevel::Thread && isIdent("shared_bytes")) {

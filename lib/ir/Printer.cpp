@@ -76,6 +76,7 @@ class Printer {
       out_ += ")";
     }
     if (fn.numWarps > 0) out_ += " num_warps(" + std::to_string(fn.numWarps) + ")";
+    if (fn.maxRegisters > 0) out_ += " max_registers(" + std::to_string(fn.maxRegisters) + ")";
     if (fn.level == IRLevel::Thread) out_ += " shared_bytes(" + std::to_string(fn.sharedBytes) + ")";
     printLoc(fn.loc);
     out_ += " {\n";

@@ -4,7 +4,7 @@
 // Expects: a thread-level Function that passes the verifier.
 // Guarantees (see Codegen.h): one module per kernel for nvptx64-nvidia-cuda with the target
 // machine's data layout; the kernel is a PTX entry (nvvm.annotations "kernel", and "maxntidx" =
-// 32 * numWarps); parameters in order, pointers as `ptr addrspace(1)`, scalars by value (an i1
+// 32 * numWarps, and "maxnreg" = maxRegisters when the launch gave maxnreg); parameters in order, pointers as `ptr addrspace(1)`, scalars by value (an i1
 // parameter is passed as one byte, `.param .u8`, as NVPTX does for Triton); `for` becomes a loop
 // with phi nodes for the induction variable and carried values that iterates while
 // (step > 0 ? iv < hi : iv > hi) and stops where iv + step would overflow, exactly as the
@@ -166,6 +166,7 @@ llvm::Function* KernelEmitter::emit() {
   };
   annotate("kernel", 1);
   annotate("maxntidx", 32 * std::max(1, fn_.numWarps));
+  if (fn_.maxRegisters > 0) annotate("maxnreg", fn_.maxRegisters);  // .maxnreg (the launch's maxnreg)
 
   // Source lines: the compile unit and the kernel's scope, before any instruction is built.
   llvm::DIBuilder dib(module_);
