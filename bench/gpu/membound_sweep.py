@@ -46,12 +46,11 @@ def main():
         if kern == "softmax":
             nbytes = 2 * m * n * 4
             launch = lambda w: compare.softmax_kernel[(m,)](x, out, n, n, BLOCK=n, num_warps=w)
-            sets = {"M": m, "N": n}
         else:
             w_, b_ = torch.randn(n, device=dev), torch.randn(n, device=dev)
             nbytes = 2 * m * n * 4 + 2 * n * 4
             launch = lambda w: compare.layernorm_kernel[(m,)](x, out, w_, b_, n, 1e-5, BLOCK=n, num_warps=w)
-            sets = {"M": m, "N": n}
+        sets = {"M": m, "N": n}
         for w in WARPS:
             compiled = launch(w)
             t_tri = compare.bench(lambda: launch(w))

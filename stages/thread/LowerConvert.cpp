@@ -28,8 +28,8 @@ namespace tl::lower {
 
 namespace {
 
-// The index math the lowering emits (Lowerer::unwrapped, coord, ownerMask in LowerCore.cpp),
-// evaluated here for one (thread, register), to choose vector widths.
+// ownerMask's test (LowerCore.cpp), evaluated here for one (thread, register), to choose vector
+// widths (coordinates come from Layout::coords, which the lowering's index math matches).
 struct GeomAt {
   const LayoutGeom& g;
   int thread;
@@ -40,11 +40,6 @@ struct GeomAt {
     const int64_t digit = (reg / g.regStride[size_t(d)]) % g.e[size_t(d)];
     const int64_t spt = g.spt[size_t(d)];
     return (warpDigit * g.tpw[size_t(d)] + laneDigit) * spt + digit / spt * g.tile[size_t(d)] + digit % spt;
-  }
-  int64_t coord(int valueDim, int64_t reg) const {
-    const int d = g.kept[size_t(valueDim)];
-    const int64_t u = unwrapped(d, reg);
-    return g.wraps(d) ? u & (g.full[size_t(d)] - 1) : u;
   }
   bool owner(int64_t reg) const {
     const int64_t lane = thread % kWarpSize, warp = thread / kWarpSize;
@@ -67,9 +62,10 @@ int64_t Lowerer::exchangeVec(const Type& t, const std::vector<int64_t>& strides,
   const int bytes = dtypeBytes(t.dtype);
   const int threads = g.numWarps * kWarpSize;
   auto index = [&](const GeomAt& at, int64_t reg) {
+    const std::vector<int64_t> c = t.layout->coords(t.shape, at.thread, reg);
     int64_t i = offset;
     for (int j = 0; j < t.rank(); ++j)
-      if (t.shape[size_t(j)] > 1) i += at.coord(j, reg) * strides[size_t(j)];
+      if (t.shape[size_t(j)] > 1) i += c[size_t(j)] * strides[size_t(j)];
     return i;
   };
   for (int64_t vec = 16 / bytes; vec >= 2; vec /= 2) {
