@@ -311,17 +311,25 @@ def main():
             return [(128, 128, 32, 8, 2, "sm_90", 0), (128, 256, 32, 8, 3, "sm_90", 0),  # mma.sync, as before
                     (128, 256, bk, 8, 3, "sm_90a", 0), (128, 256, bk, 8, 3, "sm_90a", 1), (128, 256, bk // 2, 8, 4, "sm_90a", 1),
                     (128, 128, bk, 8, 4, "sm_90a", 1), (128, 128, bk, 4, 4, "sm_90a", 1), (256, 128, bk, 8, 3, "sm_90a", 1)]
+        # f32x3: f32 inputs with input_precision="tf32x3" (three tf32 mma per tile, about fp32's
+        # accuracy) against cuBLAS fp32 (TF32 off: the same accuracy class) and Triton's tf32x3;
+        # tilelab runs it on mma.sync (wgmma takes tf32, not tf32x3).
+        cfgs_x3 = [(128, 128, 32, 8, 2, "sm_90", 0), (128, 128, 32, 4, 3, "sm_90", 0), (128, 256, 32, 8, 3, "sm_90", 0),
+                   (128, 128, 32, 8, 3, "sm_90", 1), (128, 128, 16, 4, 4, "sm_90", 0), (64, 128, 32, 4, 3, "sm_90", 0)]
         tri_cfgs = [(128, 256, 64, 8, 3), (128, 128, 32, 4, 4)]
         names = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.float8_e4m3fn: "f8e4m3"}
         by_name = {v: k for k, v in names.items()}
-        cases = [(by_name[c.split(":")[0]], int(c.split(":")[1])) for c in args.tensor_cases.split(",")]
-        for dt, n in cases:
+        by_name["f32x3"] = torch.float32
+        cases = [(by_name[c.split(":")[0]], int(c.split(":")[1]), c.split(":")[0] == "f32x3") for c in args.tensor_cases.split(",")]
+        for dt, n, x3 in cases:
             a = torch.randn(n, n, device=dev).to(dt)
             b = torch.randn(n, n, device=dev).to(dt)
             out_dt = torch.float32 if dt == torch.float32 else torch.bfloat16 if dt == torch.float8_e4m3fn else dt
             c = torch.empty(n, n, device=dev, dtype=out_dt)
             flops = 2 * n ** 3
-            if dt == torch.float32:
+            if x3:
+                t_torch = bench(lambda: torch.matmul(a, b, out=c))  # allow_tf32 is off here: cuBLAS fp32
+            elif dt == torch.float32:
                 torch.backends.cuda.matmul.allow_tf32 = True
                 t_torch = bench(lambda: torch.matmul(a, b, out=c))
                 torch.backends.cuda.matmul.allow_tf32 = False
@@ -335,23 +343,25 @@ def main():
             # Triton: B [K][N] and, for tf32 and fp8, also B [N][K] (the best of both, as tilelab's).
             b_t = b.t().contiguous()
             layouts = [(b, 0)] if dt in (torch.float16, torch.bfloat16) else [(b, 0), (b_t, 1)]
-            for bm, bn, bk, w, st in tri_cfgs + ([(128, 256, 128, 8, 3)] if dt == torch.float8_e4m3fn else []):
+            for bm, bn, bk, w, st in (tri_cfgs if not x3 else [(128, 128, 32, 8, 3), (128, 128, 32, 4, 4), (64, 128, 32, 4, 4)]) + \
+                    ([(128, 256, 128, 8, 3)] if dt == torch.float8_e4m3fn else []):
                 for bb, bt in layouts:
                     grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
                     try:
                         t = bench(lambda: matmul_tc_kernel[grid](a, bb, c, n, n, n, BM=bm, BN=bn, BK=bk, GROUP_M=8,
-                                                                 PRECISION="tf32", B_T=bt, num_warps=w, num_stages=st))
+                                                                 PRECISION="tf32x3" if x3 else "tf32", B_T=bt,
+                                                                 num_warps=w, num_stages=st))
                         t_tri = t if t_tri is None else min(t_tri, t)
                     except Exception as e:  # a config that does not fit (shared memory) is skipped
                         print(f"triton {names[dt]} {bm}x{bn}x{bk} B_T={bt}: {type(e).__name__}")
             best = None
-            tl_cfgs = cfgs_16 if dt in (torch.float16, torch.bfloat16) else cfgs_32_8(cfgs_k[dt.itemsize])
+            tl_cfgs = cfgs_x3 if x3 else cfgs_16 if dt in (torch.float16, torch.bfloat16) else cfgs_32_8(cfgs_k[dt.itemsize])
             for bm, bn, bk, w, st, arch, bt in tl_cfgs:
                 tl_dt, tl_out = names[dt], names[out_dt]
                 b_shape = "(N, K)" if bt else "(K, N)"
                 sets = {"M": n, "N": n, "K": n, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_stages": st, "B_T": bt,
                         "a_ptr": f"randn((M, K), dtype={tl_dt}, seed=1)", "b_ptr": f"randn({b_shape}, dtype={tl_dt}, seed=2)",
-                        "c_ptr": f"zeros((M, N), dtype={tl_out}, output=True)"}
+                        "c_ptr": f"zeros((M, N), dtype={tl_out}, output=True)", "TF32X3": int(x3)}
                 # Timed only: bench/gpu/mma_h200.sh checks the same kernel on the GPU for every
                 # dtype (against tl-scalar, and bf16 at 1024^3 with 128 x 128 tiles against tl-block);
                 # a tl-block check at 4096^3 takes minutes of host time per row.
@@ -362,7 +372,8 @@ def main():
                     best = res
                 elif best is None:
                     best = res
-            rows.append(dict(op="matmul (tensor cores)", shape=f"{n}^3 {names[dt]}" + (" (tf32)" if dt == torch.float32 else ""),
+            prec = " (tf32x3; torch: cuBLAS fp32)" if x3 else " (tf32)" if dt == torch.float32 else ""
+            rows.append(dict(op="matmul (tensor cores)", shape=f"{n}^3 {names[dt]}" + prec,
                              kernel=f"matmul_tc ({best.get('config', '')})", flops=flops, torch_ms=t_torch, triton_ms=t_tri,
                              tilelab_ms=tl_ms(best), tilelab=best))
 

@@ -25,3 +25,17 @@ wgmma_probe() {
     timeout 60 /tmp/wgmma_probe > "$OUT/h200_wgmma_probe.json"
   cat "$OUT/h200_wgmma_probe.json"
 }
+
+# sass_counts TITLE ARCH PATTERN COUNTS TAG: after a tl-ptx run that left out/ptx/matmul_tc.ptx,
+# assembles it with ptxas -v for ARCH and appends to COUNTS the title, the static count of each
+# SASS instruction matching the grep -E PATTERN, and ptxas's report (the PTX and the report are
+# kept in $logs as TAG.ptx and TAG_ptxas.txt). Does nothing where cuobjdump is missing.
+sass_counts() {
+  local title=$1 arch=$2 pattern=$3 counts=$4 tag=$5
+  command -v cuobjdump > /dev/null && [ -f out/ptx/matmul_tc.ptx ] || return 0
+  cp out/ptx/matmul_tc.ptx "$logs/$tag.ptx"
+  echo "== $title" >> "$counts"
+  ptxas -arch="$arch" -v out/ptx/matmul_tc.ptx -o "/tmp/$tag.cubin" > "$logs/${tag}_ptxas.txt" 2>&1
+  cuobjdump -sass "/tmp/$tag.cubin" | grep -oE "$pattern" | sort | uniq -c >> "$counts"
+  cat "$logs/${tag}_ptxas.txt" >> "$counts"
+}

@@ -96,14 +96,9 @@ for cfg in "f32 32" "f8e4m3 128"; do
   timeout 120 /tmp/tl-ptx kernels/matmul_tc.tl --arch sm_90a --no-check --runs 3 --num-warps 8 --set M=4096 --set N=4096 --set K=4096 \
     --set BLOCK_M=128 --set BLOCK_N=256 --set BLOCK_K=$2 --set B_T=1 --set num_stages=3 --set "a_ptr=randn((M, K), dtype=$1, seed=1)" \
     --set "b_ptr=randn((N, K), dtype=$1, seed=2)" --set "c_ptr=zeros((M, N), dtype=$out, output=True)" > "$logs/sass_run_$1.txt" 2>&1
-  if command -v cuobjdump > /dev/null && [ -f out/ptx/matmul_tc.ptx ]; then
-    cp out/ptx/matmul_tc.ptx "$logs/wg_matmul_tc_$1.ptx"
-    echo "== matmul_tc $1 128x256x$2 w8 s3 B_T=1" >> "$OUT/wg_sass_counts.txt"
-    ptxas -arch=sm_90a -v out/ptx/matmul_tc.ptx -o /tmp/wg.cubin > "$logs/wg_ptxas_$1.txt" 2>&1
-    cuobjdump -sass /tmp/wg.cubin | grep -oE "HGMMA\.[A-Za-z0-9.]+|QGMMA\.[A-Za-z0-9.]+|LDGSTS[A-Za-z0-9.]*|WARPGROUP\.[A-Z]+|DEPBAR[A-Z.]*|BAR\.SYNC[A-Z.]*" |
-      sort | uniq -c >> "$OUT/wg_sass_counts.txt"
-    cat "$logs/wg_ptxas_$1.txt" >> "$OUT/wg_sass_counts.txt"
-  fi
+  sass_counts "matmul_tc $1 128x256x$2 w8 s3 B_T=1" sm_90a \
+    "HGMMA\.[A-Za-z0-9.]+|QGMMA\.[A-Za-z0-9.]+|LDGSTS[A-Za-z0-9.]*|WARPGROUP\.[A-Z]+|DEPBAR[A-Z.]*|BAR\.SYNC[A-Z.]*" \
+    "$OUT/wg_sass_counts.txt" "wg_matmul_tc_$1"
 done
 cat "$OUT/wg_sass_counts.txt"
 fi

@@ -147,7 +147,7 @@ class LoopPipeliner {
 
  private:
   // Each use of the load is a or b of a dot on tensor cores (16-bit floats, fp8, or f32 in
-  // precision tf32), where the thread lowering can copy such a load straight to shared memory
+  // precision tf32 or tf32x3), where the thread lowering can copy such a load straight to shared memory
   // (LowerRing.cpp).
   bool feedsTensorCoreDot(const Op& load) const {
     bool any = false, other = false;
@@ -158,7 +158,7 @@ class LoopPipeliner {
         const bool dotOperand = op.kind == OpKind::Dot && i < 2 && op.parent == &body_;
         const DType d = v->type.dtype;
         const std::string* precision = dotOperand ? op.strAttrIf("precision") : nullptr;
-        const bool tf32 = d == DType::F32 && precision && *precision == "tf32";
+        const bool tf32 = d == DType::F32 && precision && (*precision == "tf32" || *precision == "tf32x3");
         if (dotOperand && (d == DType::F16 || d == DType::BF16 || isFp8(d) || tf32)) any = true;
         else other = true;
       }

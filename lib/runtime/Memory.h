@@ -150,7 +150,7 @@ struct ToleranceOverride {
   // The kernel has tensor-core dots of 16-bit or fp8 inputs: the tensor core cuts its terms
   // toward zero (sim/TensorCoreSum.h; an fp8 wgmma keeps 13 bits), an error that grows with K,
   // so f32 outputs also pass within dotScale times the output's largest magnitude: 2^-16 for
-  // f16 / bf16 inputs, 2^-7 for fp8 (Compare.cpp).
+  // f16 / bf16 inputs, 2^-14 for tf32x3 dots, 2^-7 for fp8 (Compare.cpp).
   double dotScale = 0;
 };
 // Sets tol.tf32Dots when `fn` has a dot with precision "tf32", and tol.dotScale to the largest

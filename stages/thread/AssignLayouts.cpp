@@ -204,6 +204,8 @@ std::string wgmmaObstacle(const Op& dot, int numWarps) {
   auto rowOk = [](int64_t elems) { return elems == 16 || elems == 32 || elems == 64 || (elems >= 64 && elems % 64 == 0); };
   const std::string* precision = dot.strAttrIf("precision");
   const bool tf32 = a.dtype == DType::F32 && precision && *precision == "tf32";
+  if (a.dtype == DType::F32 && precision && *precision == "tf32x3")
+    return "tf32x3 runs as three mma.sync per tile (wgmma would read b's low part from a second shared buffer: not built)";
   if (a.dtype != DType::F16 && a.dtype != DType::BF16 && !tf32 && !isFp8(a.dtype))
     return "wgmma is built for f16 / bf16, tf32 and fp8 inputs only";
   if (numWarps % 4) return "wgmma needs whole warpgroups (num_warps a multiple of 4)";
@@ -221,29 +223,22 @@ DotPlan planDot(const Op& dot, int numWarps, bool wgmma) {
   const Type &a = dot.operand(0)->type, &c = dot.operand(2)->type;
   const std::string* precision = dot.strAttrIf("precision");
   const bool tf32 = precision && *precision == "tf32";
-  auto instr = mmaInstrFor(a.dtype, tf32);
-  if (!instr) {
-    p.why = precision && *precision == "tf32x3" ? "FMAs: tf32x3 is computed in IEEE fp32 (its 3-pass tensor-core form is not built)"
-                                                : "FMAs: f32 inputs in IEEE precision (input_precision=\"tf32\" uses tensor cores)";
+  p.tf32x3 = a.dtype == DType::F32 && precision && *precision == "tf32x3";
+  auto onFmas = [&](const std::string& why) {
+    p.why = "FMAs: " + why + (p.tf32x3 ? " (tf32x3 on FMAs is computed in IEEE fp32)" : "");
     return p;
-  }
-  if (a.rank() != 2) {
-    p.why = "FMAs: a batched dot runs on FMAs (tensor cores take 2-D dots)";
-    return p;
-  }
+  };
+  auto instr = mmaInstrFor(a.dtype, tf32 || p.tf32x3);
+  if (!instr) return onFmas("f32 inputs in IEEE precision (input_precision=\"tf32\" or \"tf32x3\" uses tensor cores)");
+  if (a.rank() != 2) return onFmas("a batched dot runs on FMAs (tensor cores take 2-D dots)");
   const int64_t M = c.shape[0], N = c.shape[1], K = a.shape[1];
-  if (K % instr->k != 0) {
-    p.why = "FMAs: K = " + std::to_string(K) + " is not a multiple of " + instr->shapeName() + "'s k = " + std::to_string(instr->k);
-    return p;
-  }
+  if (K % instr->k != 0)
+    return onFmas("K = " + std::to_string(K) + " is not a multiple of " + instr->shapeName() + "'s k = " + std::to_string(instr->k));
   std::string why;
   std::string noWgmma = wgmma ? wgmmaObstacle(dot, numWarps) : "";
   const bool useWgmma = wgmma && noWgmma.empty();
   p.accLayout = mmaAccumulatorLayout(M, N, numWarps, &why, chainedDot(dot) || useWgmma);
-  if (!p.accLayout) {
-    p.why = "FMAs: " + why;
-    return p;
-  }
+  if (!p.accLayout) return onFmas(why);
   p.instr = instr;
   const auto& w = p.accLayout->warpsPerCTA();
   if (useWgmma && w[0] == numWarps) {
@@ -254,8 +249,11 @@ DotPlan planDot(const Op& dot, int numWarps, bool wgmma) {
             std::to_string(M / (16 * numWarps) * (N / perInstr) * (K / instr->k)) + " wgmma per warpgroup";
     return p;
   }
+  const int64_t perWarp = M / (16 * w[0]) * (N / (8 * w[1])) * (K / instr->k) * (p.tf32x3 ? 3 : 1);
   p.why = "tensor cores: " + instr->ptx() + ", warps " + std::to_string(w[0]) + " x " + std::to_string(w[1]) + ", " +
-          std::to_string(M / (16 * w[0]) * (N / (8 * w[1])) * (K / instr->k)) + " mma per warp";
+          std::to_string(perWarp) + " mma per warp" +
+          (p.tf32x3 ? " (tf32x3: a = hi + lo, b likewise; lo*hi, hi*lo and hi*hi per tile)" : "") +
+          (p.tf32x3 && !noWgmma.empty() && wgmma ? "; not wgmma: " + noWgmma : "");
   return p;
 }
 

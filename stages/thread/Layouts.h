@@ -113,6 +113,7 @@ MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisIn
 struct DotPlan {
   std::optional<MmaInstr> instr;  // set when the dot runs on tensor cores
   bool wgmma = false;             // ... as warpgroup MMAs (wgmma.mma_async), not mma.sync
+  bool tf32x3 = false;            // precision "tf32x3": three tf32 mma per tile (LowerDot.cpp)
   LayoutPtr accLayout;            // mmaAccumulatorLayout(M, N, numWarps), or nullptr
   std::string why;                // "mma.sync.aligned.m16n8k16...: warps 2 x 2" or why not
 };

@@ -144,7 +144,7 @@ class Lowerer {
   std::vector<int64_t> groupedOrder(const LayoutGeom& g, int axisRootDim, int64_t j) const;
   void lowerScan(const Op& op);                // LowerScan.cpp
   void lowerDot(const Op& op);                 // LowerDot.cpp
-  void lowerDotMma(const Op& op, const MmaInstr& instr);  // ... on tensor cores
+  void lowerDotMma(const Op& op, const MmaInstr& instr, bool tf32x3);  // ... on tensor cores (tf32x3: three mma per tile)
   void lowerDotWgmma(const Op& op, const MmaInstr& instr);  // ... as warpgroup MMAs (LowerWgmma.cpp)
   // Stages a dot's operands (LowerDot.cpp): an operand computed outside the loop the dot is in
   // once, before the loop, into a buffer live for the whole loop (`wgmma`: fenced for the async

@@ -5,7 +5,7 @@
 //
 // A. Tensor cores, when acc has the mma accumulator layout (ir/MmaLayout.h).
 // Expects: 2-D a <M x K>, b <K x N> of f16 / bf16 / f8e4m3 / f8e5m2, or f32 with precision
-// "tf32"; acc <M x N x f32> in mmaAccumulatorLayout(M, N, numWarps) = #blocked<spt=[1,2],
+// "tf32" or "tf32x3"; acc <M x N x f32> in mmaAccumulatorLayout(M, N, numWarps) = #blocked<spt=[1,2],
 // tpw=[8,4], wpc=[W0,W1], order=[1,0]>; K a multiple of the instruction's k.
 // Guarantees:
 //   1. staging (before the loop, once, for an operand computed outside the loop whose body the
@@ -31,6 +31,10 @@
 //      bytes) in the ISA's element order (f32 as it is: the tensor core reads it as tf32); then one `mma` per
 //      (m-tile, n-tile), the C fragment being 4 of the accumulator's registers (the register
 //      map is derived from Layout::coords and the ISA's C table, and checked for every lane);
+//      tf32x3 (Triton's 3xTF32): each f32 fragment x also gives lo = x - cvt_tf32(x) (exact in
+//      f32: x = hi + lo, hi being what the tensor core reads of x), and each (m-tile, n-tile)
+//      takes three mma, lo_a * b, a * lo_b, then a * b (lo * lo, about 2^-22 of the product, is
+//      dropped);
 //   3. a barrier after the k steps, before the buffers may be reused (none when no operand was
 //      staged in the loop: an operand a load ring copies is read from its slot, LowerRing.cpp).
 // The mma adds its k products to the accumulator in one step (the executor: as the H200 does,
@@ -66,7 +70,7 @@ void Lowerer::lowerDot(const Op& op) {
   const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
   if (DotPlan plan = planDot(op, src_.numWarps, options_.wgmma); plan.instr && cT.layout && *cT.layout == *plan.accLayout) {
     if (plan.wgmma) lowerDotWgmma(op, *plan.instr);
-    else lowerDotMma(op, *plan.instr);
+    else lowerDotMma(op, *plan.instr, plan.tf32x3);
     return;
   }
   const int r = aT.rank();  // 2, or 3: batched, dim 0 the batch
@@ -358,7 +362,7 @@ Lowerer::DotBases Lowerer::stageDotOperands(const Op& op, const DotStaging& st) 
 }
 
 // Form A (the contract at the top).
-void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
+void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr, bool tf32x3) {
   const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
   const int64_t M = aT.shape[0], K = aT.shape[1], N = bT.shape[1];
   const int bytes = dtypeBytes(aT.dtype);
@@ -530,6 +534,10 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
   auto ldmatrix = [&](Value* addr, int64_t count, bool trans) {
     return b_.create(OpKind::Ldmatrix, {addr}, {Type::tile(aT.dtype, {2 * count})}, {{"count", count}, {"trans", int64_t(trans)}})->result();
   };
+  auto lowPart = [&](Value* x) {
+    Value* hi = b_.create(OpKind::CvtTf32, {x}, {x->type})->result();
+    return b_.create(OpKind::Sub, {x, hi}, {x->type})->result();
+  };
   // One k step (kIndex: the step's number, an i32 scalar; s: the same as a number when unrolled).
   auto step = [&](Value* kIndex, int64_t s, std::vector<Value*> cf) {
     std::vector<Value*> af, bf;
@@ -558,9 +566,24 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr) {
       for (Value* a : aAddr) af.push_back(loadFragment(bin(OpKind::Add, a, splatTo(aOff, nA)), nA));
       for (Value* b : bAddr) bf.push_back(loadFragment(bin(OpKind::Add, b, splatTo(bOff, nB)), nB));
     }
+    if (!tf32x3) {
+      for (int64_t i = 0; i < mTiles; ++i)
+        for (int64_t j = 0; j < nTiles; ++j) {
+          Value*& c = cf[size_t(i * nTiles + j)];
+          c = b_.create(OpKind::Mma, {af[size_t(i)], bf[size_t(j)], c}, {c->type})->result();
+        }
+      return cf;
+    }
+    // tf32x3: x = hi + lo with hi = x's tf32 bits and lo = x - hi (exact in f32); the tensor
+    // core reads hi from x itself and lo by truncation too. The small products first, as Triton.
+    std::vector<Value*> aLo, bLo;
+    for (Value* x : af) aLo.push_back(lowPart(x));
+    for (Value* x : bf) bLo.push_back(lowPart(x));
     for (int64_t i = 0; i < mTiles; ++i)
       for (int64_t j = 0; j < nTiles; ++j) {
         Value*& c = cf[size_t(i * nTiles + j)];
+        c = b_.create(OpKind::Mma, {aLo[size_t(i)], bf[size_t(j)], c}, {c->type})->result();
+        c = b_.create(OpKind::Mma, {af[size_t(i)], bLo[size_t(j)], c}, {c->type})->result();
         c = b_.create(OpKind::Mma, {af[size_t(i)], bf[size_t(j)], c}, {c->type})->result();
       }
     return cf;

@@ -1,5 +1,5 @@
 // Tensor cores through the CPU stages: tests/thread/kernels/mma_dot.tl (a tiled matmul whose
-// tl.dot takes f16, bf16, fp8 e4m3 / e5m2, f32 as tf32, or f32 in IEEE precision) on tl-scalar,
+// tl.dot takes f16, bf16, fp8 e4m3 / e5m2, f32 as tf32 or tf32x3, or f32 in IEEE precision) on tl-scalar,
 // tl-block and the thread executor at 1-8 warps, with and without --keep-layouts, against a C++
 // reference from the run's own inputs: each input rounded to the dot's dtype (tf32: its low 13
 // mantissa bits dropped), the products summed in double. Also: the layout pass puts exactly the dots whose
@@ -21,8 +21,9 @@ namespace {
 using rank3::Engine;
 using rank3::Outputs;
 
-const char* kModeName[] = {"f16", "bf16", "e4m3", "e5m2", "tf32", "ieee"};
-const DType kModeDtype[] = {DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2, DType::F32, DType::F32};
+const char* kModeName[] = {"f16", "bf16", "e4m3", "e5m2", "tf32", "ieee", "tf32x3"};
+const DType kModeDtype[] = {DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2, DType::F32, DType::F32, DType::F32};
+constexpr int kModes = 7;
 
 double rounded(double v, int mode) {
   if (mode == 4) return truncToTf32(static_cast<float>(v));
@@ -88,7 +89,7 @@ TEST_P(MmaDot, EveryEngineMatchesTheRoundedReference) {
     for (bool keep : {false, true}) rank3::runOn(Engine::Thread, "mma_dot", o, warps, keep, reference(mode), atol, rtol);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, MmaDot, testing::Combine(testing::Range(0, 6), testing::Range(size_t(0), kCases.size())),
+INSTANTIATE_TEST_SUITE_P(Modes, MmaDot, testing::Combine(testing::Range(0, kModes), testing::Range(size_t(0), kCases.size())),
                          [](const auto& info) {
                            return std::string(kModeName[std::get<0>(info.param)]) + "_" + kCases[std::get<1>(info.param)].name;
                          });
@@ -113,10 +114,11 @@ ThreadCompilation compile(int mode, const std::vector<std::pair<std::string, std
 
 TEST(MmaPlan, TensorCoresExactlyWhereTheShapeFits) {
   std::unique_ptr<CompiledKernel> k;
-  for (int mode = 0; mode < 6; ++mode) {
-    // 32 x 32 per program, 4 warps 2 x 2: 1 m-tile x 2 n-tiles per warp, BK / k steps.
+  for (int mode = 0; mode < kModes; ++mode) {
+    // 32 x 32 per program, 4 warps 2 x 2: 1 m-tile x 2 n-tiles per warp, BK / k steps; tf32x3
+    // three mma per tile.
     ThreadCompilation tc = compile(mode, {}, 4, k);
-    const int64_t kSteps = mode == 4 ? 4 : (mode == 2 || mode == 3) ? 1 : 2;
+    const int64_t kSteps = mode == 4 ? 4 : mode == 6 ? 12 : (mode == 2 || mode == 3) ? 1 : 2;
     EXPECT_EQ(countMma(*tc.threadIR), mode == 5 ? 0 : 2 * kSteps) << kModeName[mode];
     const std::string why = explainDots(*tc.blockIR, 4);
     EXPECT_NE(why.find(mode == 5 ? "FMAs: f32 inputs in IEEE precision" : "tensor cores: mma.sync.aligned"), std::string::npos)
@@ -155,6 +157,37 @@ TEST(MmaPlan, TensorCoresExactlyWhereTheShapeFits) {
   EXPECT_EQ(trans, 0);
   EXPECT_EQ(plain, 4);
   EXPECT_NE(kmajor.shared.str().find("dot operand b transposed [N][K] swizzled"), std::string::npos) << kmajor.shared.str();
+}
+
+// tf32x3 is Triton's route to fp32 accuracy on tensor cores: on the executor (which adds as the
+// H200's tensor cores do, sim/TensorCoreSum.h) its error against the exact sum of the inputs is
+// a hundredth of tf32's or less, and below 1e-5 of the largest output, at a K of 256 and at a ragged size; 1 and 4 warps.
+TEST(MmaPlan, Tf32x3IsNearlyAsAccurateAsFp32) {
+  auto maxError = [](int mode, const std::vector<std::pair<std::string, std::string>>& sets, int warps) {
+    std::unique_ptr<CompiledKernel> k;
+    ThreadCompilation tc = compile(mode, sets, warps, k);
+    Memory m = Memory::fromLaunch(k->launch);
+    const rank3::Outputs want = reference(5)(m, k->launch);  // the exact sum of the unrounded inputs
+    runThreadIR(*tc.threadIR, k->launch, m);
+    const Buffer* c = m.find("c_ptr");
+    double err = 0, largest = 0;
+    for (size_t i = 0; i < want.at("c_ptr").size(); ++i) {
+      err = std::max(err, std::fabs(c->getF(int64_t(i)) - want.at("c_ptr")[i]));
+      largest = std::max(largest, std::fabs(want.at("c_ptr")[i]));
+    }
+    return std::pair<double, int64_t>{err / largest, countMma(*tc.threadIR)};
+  };
+  const std::vector<std::vector<std::pair<std::string, std::string>>> shapes = {
+      {{"M", "32"}, {"N", "32"}, {"K", "256"}, {"BK", "256"}}, {{"M", "50"}, {"N", "40"}, {"K", "72"}}};
+  for (const auto& sets : shapes)
+    for (int warps : {1, 4}) {
+      const auto [tf32, tf32Mma] = maxError(4, sets, warps);
+      const auto [x3, x3Mma] = maxError(6, sets, warps);
+      EXPECT_EQ(x3Mma, 3 * tf32Mma);
+      EXPECT_GT(tf32, 1e-4) << "tf32 drops 13 bits of every input";
+      EXPECT_LT(x3, 1e-5) << "tf32x3, relative to the largest output";
+      EXPECT_LT(x3 * 100, tf32) << x3 << " against " << tf32;
+    }
 }
 
 // Attention's q is loaded before the key loop: its dot stages it once, before the loop, into a
