@@ -5,8 +5,8 @@
 #      and not (STAGE=1), num_stages 1-3, the benchmark's tile configurations, for each arch of
 #      ATTN_ARCHS (default "sm_90 sm_90a": mma.sync, and both dots as wgmma, p v with a from
 #      registers);
-#   2. compare.py's attention rows: Z = 4, H = 32, N = 1024 and 4096 (ATTN_N=16384 for the long
-#      rows, in a call of its own), against the same algorithm in Triton and torch SDPA, in one run.
+#   2. compare.py's attention rows: Z = 4, H = 32, N = 1024 and 4096 (N = 16384:
+#      bench/gpu/attention_long_h200.sh, a call of its own), against the same algorithm in Triton and torch SDPA, in one run.
 #   device run: bash bench/gpu/attention_h200.sh gpu-carry/tl-ptx.gz   (carry: gpu-carry)
 # Output: $OUT/attention_checks.txt, $OUT/compare_attention.{md,json}.
 source "$(dirname "$0")/setup.sh" "${1:-gpu-carry/tl-ptx.gz}"

@@ -199,6 +199,17 @@ def run_tilelab(tl_ptx, kernel, sets, num_warps, results_root, extra=()):
     return res
 
 
+def write_bf16_npy(path, t):
+    """Writes a bf16 tensor as tilelab reads one (lib/runtime/Npy.cpp): '<u2' raw bits with the
+    comment `# tilelab: bfloat16` after the header's dict."""
+    header = "{'descr': '<u2', 'fortran_order': False, 'shape': (%s), } # tilelab: bfloat16" % (
+        "".join(f"{x}, " for x in t.shape).rstrip(" "))
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+        f.write(t.contiguous().view(torch.int16).cpu().numpy().tobytes())
+
+
 def tl_ms(res):
     if "error" in res or not res.get("gpu", {}).get("ran"):
         return None
@@ -393,14 +404,21 @@ def main():
         tl_cfgs = {64: [(128, 64, 8, 2, "sm_90a", 0), (128, 64, 8, 3, "sm_90a", 0), (128, 64, 8, 1, "sm_90a", 0),
                         (128, 64, 8, 2, "sm_90a", 128), (128, 64, 8, 3, "sm_90a", 128)],
                    128: [(128, 64, 8, 1, "sm_90a", 0), (128, 64, 8, 2, "sm_90a", 0), (128, 64, 8, 3, "sm_90a", 0)]}
-        # N = 16384 (ATTN_N=16384) needs a device call of its own: the first run with it passed the
-        # 10-minute limit (tl-ptx fills 3 x 537 MB of inputs on the host per configuration).
+        # tilelab reads q, k and v from .npy files of the very tensors Triton and SDPA are timed on
+        # (tl-ptx --input): filling 3 x 537 MB with randn on the host for every configuration took
+        # the N = 16384 rows past the device's 10-minute limit.
         ns = [int(x) for x in os.environ.get("ATTN_N", "1024,4096").split(",")]
         z, h = 4, 32
         for d in (64, 128):
             for n in ns:
                 for causal in (False, True):
                     q, k, v = (torch.randn(z, h, n, d, device=dev, dtype=torch.bfloat16) for _ in range(3))
+                    inputs = []
+                    os.makedirs(args.results_dir, exist_ok=True)
+                    for name, t in (("Q", q), ("K", k), ("V", v)):
+                        path = os.path.join(args.results_dir, f"attn_{name}.npy")
+                        write_bf16_npy(path, t)
+                        inputs += ["--input", f"{name}={path}"]
                     o = torch.empty_like(q)
                     m = torch.empty(z * h, n, device=dev, dtype=torch.float32)
                     sm_scale = d ** -0.5
@@ -424,16 +442,13 @@ def main():
                             continue
                         sets = {"Z": z, "H": h, "N_CTX": n, "HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn,
                                 "STAGE": 3 if causal else 1, "num_stages": st, "sm_scale": sm_scale,
-                                "Q": "randn((Z, H, N_CTX, HEAD_DIM), dtype=bf16, seed=1)",
-                                "K": "randn((Z, H, N_CTX, HEAD_DIM), dtype=bf16, seed=2)",
-                                "V": "randn((Z, H, N_CTX, HEAD_DIM), dtype=bf16, seed=3)",
                                 "Out": "zeros((Z, H, N_CTX, HEAD_DIM), dtype=bf16, output=True)"}
                         if maxnreg:
                             sets["maxnreg"] = maxnreg
                         # Timed only: bench/gpu/attention_h200.sh checks the kernel on the GPU
                         # against tl-scalar at small sizes, bf16, both stages, pipelined and not.
                         res = run_tilelab(args.tl_ptx, "triton/t06_attention_fwd", sets, w, args.results_dir,
-                                          ["--runs", "5", "--no-check", "--arch", arch])
+                                          ["--runs", "5", "--no-check", "--arch", arch] + inputs)
                         res["config"] = f"{bm}x{bn} w{w} s{st}" + (" wgmma" if arch == "sm_90a" else "") + (
                             f" maxnreg {maxnreg}" if maxnreg else "")
                         if tl_ms(res) is not None and (best is None or tl_ms(best) is None or tl_ms(res) < tl_ms(best)):
