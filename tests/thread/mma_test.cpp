@@ -161,7 +161,8 @@ TEST(MmaPlan, TensorCoresExactlyWhereTheShapeFits) {
 
 // tf32x3 is Triton's route to fp32 accuracy on tensor cores: on the executor (which adds as the
 // H200's tensor cores do, sim/TensorCoreSum.h) its error against the exact sum of the inputs is
-// a hundredth of tf32's or less, and below 1e-5 of the largest output, at a K of 256 and at a ragged size; 1 and 4 warps.
+// a hundredth of tf32's or less, and below 1e-5 of the largest output, at a K of 256 and at a
+// ragged size, on 1 and 4 warps.
 TEST(MmaPlan, Tf32x3IsNearlyAsAccurateAsFp32) {
   auto maxError = [](int mode, const std::vector<std::pair<std::string, std::string>>& sets, int warps) {
     std::unique_ptr<CompiledKernel> k;
