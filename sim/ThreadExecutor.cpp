@@ -35,8 +35,9 @@
 //   - mma (tensor cores) needs every lane of the warp active. It gathers the A, B and C
 //     fragments of all 32 lanes into matrices by the PTX ISA's tables (ir/MmaLayout.h), adds
 //     each D element up as the H200 does (sim/TensorCoreSum.h, measured bit for bit: terms
-//     aligned to the largest and cut toward zero, the sum cut to f32), and scatters D back. A
-//     tf32 input's low 13 mantissa bits are ignored, as the hardware does (truncToTf32).
+//     aligned to the largest and cut toward zero, the sum cut to f32; an f16 accumulator's sum
+//     rounded to f16 to nearest), and scatters D back. A tf32 input's low 13 mantissa bits are
+//     ignored, as the hardware does (truncToTf32).
 //   - cp_async reads its global bytes at issue and holds them; they land in shared memory at
 //     the cp_async_wait that covers their group (per warp, in commit order). Touching those
 //     bytes before then, or returning with copies in flight, is a RuntimeError, so a pipeline
@@ -765,12 +766,15 @@ class Executor : public sim::exec::MachineState {
     }
     const int K = instr->k, N = instr->n;
     const bool fp8 = in == DType::F8E4M3 || in == DType::F8E5M2;
+    const bool f16Acc = op.in[2].dtype == DType::F16;  // mma ...f16.f16.f16.f16: the sum rounded to f16
     for (int r = 0; r < instr->m; ++r)
       for (int n = 0; n < N; ++n) {
         const double* ar = &A[size_t(r * K)];
         const double* bc = &B[size_t(n)];
         double& d = D[size_t(r * N + n)];
-        if (!fp8) {
+        if (f16Acc) {
+          d = sim::tensorCoreStepToF16(sim::kHmmaAdder, static_cast<float>(d), ar, 1, bc, N, K);
+        } else if (!fp8) {
           d = sim::tensorCoreStep(sim::kHmmaAdder, static_cast<float>(d), ar, 1, bc, N, K);
         } else {  // two f16 HMMAs from zero over k % 4 in {0, 1} and {2, 3}, then an f32 add
           double ah[16], bh[16];
@@ -870,7 +874,9 @@ class Executor : public sim::exec::MachineState {
         auto [r, col] = mmaFragmentCoord(tile, MmaOperand::C, l, int(i % 4));
         const int n = 8 * int(i / 4) + col;
         const float acc = sim::asF(c[uint32_t(l) * regs + i]);
-        const float d = sim::tensorCoreStep(E == 1 ? sim::kQgmmaAdder : sim::kHmmaAdder, acc, &A[size_t(r * K)], 1, &B[size_t(n)], N, K);
+        const float d = op.in[2].dtype == DType::F16  // an f16 accumulator: the sum rounded to f16
+                            ? sim::tensorCoreStepToF16(sim::kHmmaAdder, acc, &A[size_t(r * K)], 1, &B[size_t(n)], N, K)
+                            : sim::tensorCoreStep(E == 1 ? sim::kQgmmaAdder : sim::kHmmaAdder, acc, &A[size_t(r * K)], 1, &B[size_t(n)], N, K);
         out[uint32_t(l) * regs + i] = sim::fromF(d);
       }
   }

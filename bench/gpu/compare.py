@@ -76,7 +76,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
 
 @triton.jit
 def matmul_tc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                     GROUP_M: tl.constexpr, PRECISION: tl.constexpr, B_T: tl.constexpr):
+                     GROUP_M: tl.constexpr, PRECISION: tl.constexpr, B_T: tl.constexpr, ACC_F16: tl.constexpr = False):
     # The algorithm of kernels/matmul_tc.tl (tutorial 03: grouped tile order, one dot per K step);
     # B_T = 1 reads B stored [N][K], as matmul_tc's B_T.
     pid = tl.program_id(0)
@@ -90,14 +90,17 @@ def matmul_tc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.cons
     rm = tile_m * BM + tl.arange(0, BM)
     rn = tile_n * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    acc = tl.zeros((BM, BN), dtype=tl.float16 if ACC_F16 else tl.float32)
     for k in range(0, K, BK):
         a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
         if B_T:
             b = tl.load(b_ptr + rn[None, :] * K + (k + rk)[:, None])
         else:
             b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
-        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+        if ACC_F16:
+            acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+        else:
+            acc = tl.dot(a, b, acc, input_precision=PRECISION)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(c_ptr.dtype.element_ty))
 
 
@@ -331,14 +334,26 @@ def main():
         names = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.float8_e4m3fn: "f8e4m3"}
         by_name = {v: k for k, v in names.items()}
         by_name["f32x3"] = torch.float32
-        cases = [(by_name[c.split(":")[0]], int(c.split(":")[1]), c.split(":")[0] == "f32x3") for c in args.tensor_cases.split(",")]
-        for dt, n, x3 in cases:
+        # f16acc: f16 inputs accumulated in f16 (out_dtype=tl.float16) against cuBLAS with f16
+        # accumulation (torch.backends.cuda.matmul.allow_fp16_accumulation) and Triton's
+        # out_dtype=tl.float16; tilelab on wgmma...f16.f16.f16 (sm_90a) and mma.sync...f16.f16.f16.f16.
+        by_name["f16acc"] = torch.float16
+        cfgs_f16acc = [(128, 256, 64, 8, 3, "sm_90", 0), (128, 128, 64, 4, 4, "sm_90", 0),
+                       (128, 256, 64, 8, 3, "sm_90a", 0), (128, 256, 64, 8, 2, "sm_90a", 0), (128, 256, 64, 8, 4, "sm_90a", 0),
+                       (256, 128, 64, 8, 3, "sm_90a", 0), (128, 128, 64, 8, 4, "sm_90a", 0)]
+        cases = [(by_name[c.split(":")[0]], int(c.split(":")[1]), c.split(":")[0]) for c in args.tensor_cases.split(",")]
+        for dt, n, case in cases:
+            x3, f16acc = case == "f32x3", case == "f16acc"
             a = torch.randn(n, n, device=dev).to(dt)
             b = torch.randn(n, n, device=dev).to(dt)
             out_dt = torch.float32 if dt == torch.float32 else torch.bfloat16 if dt == torch.float8_e4m3fn else dt
             c = torch.empty(n, n, device=dev, dtype=out_dt)
             flops = 2 * n ** 3
-            if x3:
+            if f16acc:
+                torch.backends.cuda.matmul.allow_fp16_accumulation = True
+                t_torch = bench(lambda: torch.matmul(a, b, out=c))
+                torch.backends.cuda.matmul.allow_fp16_accumulation = False
+            elif x3:
                 t_torch = bench(lambda: torch.matmul(a, b, out=c))  # allow_tf32 is off here: cuBLAS fp32
             elif dt == torch.float32:
                 torch.backends.cuda.matmul.allow_tf32 = True
@@ -361,18 +376,18 @@ def main():
                     try:
                         t = bench(lambda: matmul_tc_kernel[grid](a, bb, c, n, n, n, BM=bm, BN=bn, BK=bk, GROUP_M=8,
                                                                  PRECISION="tf32x3" if x3 else "tf32", B_T=bt,
-                                                                 num_warps=w, num_stages=st))
+                                                                 ACC_F16=f16acc, num_warps=w, num_stages=st))
                         t_tri = t if t_tri is None else min(t_tri, t)
                     except Exception as e:  # a config that does not fit (shared memory) is skipped
                         print(f"triton {names[dt]} {bm}x{bn}x{bk} B_T={bt}: {type(e).__name__}")
             best = None
-            tl_cfgs = cfgs_x3 if x3 else cfgs_16 if dt in (torch.float16, torch.bfloat16) else cfgs_32_8(cfgs_k[dt.itemsize])
+            tl_cfgs = cfgs_f16acc if f16acc else cfgs_x3 if x3 else cfgs_16 if dt in (torch.float16, torch.bfloat16) else cfgs_32_8(cfgs_k[dt.itemsize])
             for bm, bn, bk, w, st, arch, bt in tl_cfgs:
                 tl_dt, tl_out = names[dt], names[out_dt]
                 b_shape = "(N, K)" if bt else "(K, N)"
                 sets = {"M": n, "N": n, "K": n, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_stages": st, "B_T": bt,
                         "a_ptr": f"randn((M, K), dtype={tl_dt}, seed=1)", "b_ptr": f"randn({b_shape}, dtype={tl_dt}, seed=2)",
-                        "c_ptr": f"zeros((M, N), dtype={tl_out}, output=True)", "TF32X3": int(x3)}
+                        "c_ptr": f"zeros((M, N), dtype={tl_out}, output=True)", "TF32X3": int(x3), "ACC_F16": int(f16acc)}
                 # Timed only: bench/gpu/mma_h200.sh checks the same kernel on the GPU for every
                 # dtype (against tl-scalar, and bf16 at 1024^3 with 128 x 128 tiles against tl-block);
                 # a tl-block check at 4096^3 takes minutes of host time per row.
@@ -383,7 +398,8 @@ def main():
                     best = res
                 elif best is None:
                     best = res
-            prec = " (tf32x3; torch: cuBLAS fp32)" if x3 else " (tf32)" if dt == torch.float32 else ""
+            prec = (" (tf32x3; torch: cuBLAS fp32)" if x3 else " (tf32)" if dt == torch.float32 else
+                    " (f16 accumulator; torch: cuBLAS with allow_fp16_accumulation)" if f16acc else "")
             rows.append(dict(op="matmul (tensor cores)", shape=f"{n}^3 {names[dt]}" + prec,
                              kernel=f"matmul_tc ({best.get('config', '')})", flops=flops, torch_ms=t_torch, triton_ms=t_tri,
                              tilelab_ms=tl_ms(best), tilelab=best))

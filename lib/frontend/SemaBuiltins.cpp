@@ -605,8 +605,12 @@ PyVal Sema::builtinDot(const Expr& e) {
   if (allowGiven && a.vals[4].kind != PyVal::Kind::Bool)
     return fail(a.locs[4], "dot() allow_tf32 must be True or False, got " + describe(a.vals[4]));
   std::string precision = a.has(3) ? a.vals[3].s : allowGiven ? (a.vals[4].i ? "tf32" : "ieee") : triton_ ? "tf32" : "ieee";
-  if (a.has(6) && !(a.vals[6].kind == PyVal::Kind::DType && !a.vals[6].ptrTo && a.vals[6].dtype == DType::F32))
-    return fail(a.locs[6], "dot() out_dtype must be tl.float32 (tilelab accumulates in f32), got " + describe(a.vals[6]));
+  // out_dtype (Triton's): tl.float32, or tl.float16 for f16 inputs, which then accumulate in f16
+  // (tensor cores: mma.sync's and wgmma's f16 accumulators; docs/language.md).
+  if (a.has(6) && !(a.vals[6].kind == PyVal::Kind::DType && !a.vals[6].ptrTo &&
+                    (a.vals[6].dtype == DType::F32 || a.vals[6].dtype == DType::F16)))
+    return fail(a.locs[6], "dot() out_dtype must be tl.float32 or tl.float16, got " + describe(a.vals[6]));
+  const DType accDtype = a.has(6) ? a.vals[6].dtype : DType::F32;
   for (size_t k = 0; k < 2; ++k) {
     const PyVal& t = a.vals[k];
     if (!t.isValue() || t.v->type.isPtr || (t.v->type.rank() != 2 && t.v->type.rank() != 3))
@@ -630,21 +634,27 @@ PyVal Sema::builtinDot(const Expr& e) {
   // Two different fp8 formats meet in f16 (exact for both); one fp8 dtype stays fp8 (the dot
   // widens it to f32).
   DType dt = promote(x->type.dtype, y->type.dtype);
+  if (accDtype == DType::F16 && dt != DType::F16)
+    return fail(a.locs[6], "dot() out_dtype=tl.float16 needs f16 inputs, got " + x->type.str() + " @ " + y->type.str() +
+                               (isFp8(dt) ? " (fp8 with an f16 accumulator is not built)"
+                                          : " (as in Triton, bf16 and f32 inputs accumulate in f32)"));
   x = convert(x, dt, a.locs[0]);
   y = convert(y, dt, a.locs[1]);
   Shape accShape = {x->type.shape[r - 2], y->type.shape[r - 1]};
   if (r == 3) accShape.insert(accShape.begin(), x->type.shape[0]);
-  Type accType = Type::tile(DType::F32, accShape);
+  Type accType = Type::tile(accDtype, accShape);
   if (!checkTileSize(accType.shape, e.loc)) return PyVal::poison();
   Value* acc = nullptr;
+  const std::string accName = accDtype == DType::F16 ? "f16" : "f32";
   if (a.has(2)) {
     const PyVal& c = a.vals[2];
     if (!c.isValue() || c.v->type != accType)
-      return fail(a.locs[2], "dot() acc must be an f32 tile " + accType.str() + ", got " + describe(c) +
-                                 " (start it with zeros((M, N), dtype=f32))");
+      return fail(a.locs[2], "dot() acc must be an " + accName + " tile " + accType.str() + ", got " + describe(c) +
+                                 " (start it with zeros((M, N), dtype=" + accName + ")" +
+                                 (accDtype == DType::F16 ? ", as out_dtype=tl.float16 asks)" : ")"));
     acc = c.v;
   } else {
-    acc = materialize(PyVal::real(0), DType::F32, accType.shape, e.loc);
+    acc = materialize(PyVal::real(0), accDtype, accType.shape, e.loc);
   }
   // max_num_imprecise_acc (Triton's): for fp8 inputs, how many k the tensor core's 13-bit sum
   // covers before an f32 add; 0 or None leaves the whole dot to it (the hardware's default).

@@ -21,9 +21,10 @@ const char* MmaInstr::typeName() const {
   return in == DType::F16 ? "f16" : in == DType::BF16 ? "bf16" : in == DType::F32 ? "tf32" : in == DType::F8E4M3 ? "e4m3" : "e5m2";
 }
 
-std::string MmaInstr::ptx() const {
+std::string MmaInstr::ptx(DType acc) const {
   const char* t = typeName();
-  return "mma.sync.aligned." + shapeName() + ".row.col.f32." + t + "." + t + ".f32";
+  const char* c = acc == DType::F16 ? "f16" : "f32";
+  return "mma.sync.aligned." + shapeName() + ".row.col." + c + "." + t + "." + t + "." + c;
 }
 
 int MmaInstr::minArch() const { return isFp8(in) ? 89 : 80; }

@@ -55,7 +55,7 @@ struct MmaInstr {
   // The PTX type of the inputs: "f16", "bf16", "tf32", "e4m3", "e5m2".
   const char* typeName() const;
   // "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
-  std::string ptx() const;
+  std::string ptx(DType acc = DType::F32) const;  // acc f16 (f16 inputs only): ...row.col.f16.f16.f16.f16
   // The lowest sm this instruction exists on (80; fp8: 89).
   int minArch() const;
   bool operator==(const MmaInstr& o) const { return m == o.m && n == o.n && k == o.k && in == o.in; }

@@ -185,7 +185,9 @@ void verifyThreadOp(const Op& op, Check& c) {
       auto instr = a.isPtr || a.rank() != 1 ? std::nullopt : mmaInstrOf(a.dtype, static_cast<int>(a.numel()));
       if (!instr) { c.fail("a must be an mma A fragment (<8xf16>, <8xbf16>, <4xf32>, <16xf8e4m3>, <16xf8e5m2>), got " + str(a)); break; }
       if (!c.sameType(b, Type::tile(a.dtype, {instr->regs(MmaOperand::B)}), "b fragment")) break;
-      if (c.sameType(opd(2), Type::tile(DType::F32, {instr->regs(MmaOperand::C)}), "c fragment"))
+      // f32 accumulators, or f16 ones for f16 inputs (mma ...f16.f16.f16.f16).
+      const DType cd = a.dtype == DType::F16 && opd(2).dtype == DType::F16 ? DType::F16 : DType::F32;
+      if (c.sameType(opd(2), Type::tile(cd, {instr->regs(MmaOperand::C)}), "c fragment"))
         c.sameType(res(), opd(2), "result");
       break;
     }
@@ -216,7 +218,9 @@ void verifyThreadOp(const Op& op, Check& c) {
       if (!ok || (!aRegs && !c.sameType(opd(0), Type::scalar(DType::I32), "a address")) ||
           !c.sameType(opd(1), Type::scalar(DType::I32), "b address"))
         break;
-      if (c.sameType(opd(2), Type::tile(DType::F32, {n / 2}), "c (n/2 f32 registers)")) c.sameType(res(), opd(2), "result");
+      // f32 accumulators, or f16 ones for f16 inputs (wgmma ...f16.f16.f16).
+      const DType cd = *dt == DType::F16 && opd(2).dtype == DType::F16 ? DType::F16 : DType::F32;
+      if (c.sameType(opd(2), Type::tile(cd, {n / 2}), "c (n/2 accumulator registers)")) c.sameType(res(), opd(2), "result");
       break;
     }
     case OpKind::WgmmaWait: {
@@ -229,7 +233,8 @@ void verifyThreadOp(const Op& op, Check& c) {
       bool ok = true;
       for (size_t i = 0; ok && i < op.numOperands(); ++i) {
         const Type& t = op.operand(i)->type;
-        if (t.isPtr || t.dtype != DType::F32) ok = c.fail("operand " + std::to_string(i) + " must be f32 accumulator registers, got " + str(t));
+        if (t.isPtr || (t.dtype != DType::F32 && t.dtype != DType::F16))
+          ok = c.fail("operand " + std::to_string(i) + " must be f32 or f16 accumulator registers, got " + str(t));
         else ok = c.sameType(op.result(i)->type, t, "result/operand");
       }
       break;
@@ -644,7 +649,9 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (a.shape[r - 1] != b.shape[r - 2]) { c.fail("inner dimensions differ: " + str(a) + " @ " + str(b)); break; }
       Shape cs = {a.shape[r - 2], b.shape[r - 1]};
       if (r == 3) cs.insert(cs.begin(), a.shape[0]);
-      if (c.sameType(acc.withoutLayout(), Type::tile(DType::F32, cs), "accumulator"))
+      // f32 accumulators, or f16 for f16 inputs (out_dtype=tl.float16).
+      const DType accDtype = acc.dtype == DType::F16 && a.dtype == DType::F16 ? DType::F16 : DType::F32;
+      if (c.sameType(acc.withoutLayout(), Type::tile(accDtype, cs), "accumulator"))
         c.sameType(res(), acc, "result");
       if (op.hasAttr("precision") && c.strAttrIn("precision", {"ieee", "tf32", "tf32x3"}) && a.dtype != DType::F32)
         c.fail("precision applies to f32 inputs only, got " + str(a));

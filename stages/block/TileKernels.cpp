@@ -656,6 +656,8 @@ void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out, bool tf32) {
   }
   for (int64_t bi = 0; bi < batches; ++bi)
     dotOne(pa + bi * M * K, pb + bi * K * N, out.f32.data() + bi * M * N, M, K, N);
+  if (out.dtype == DType::F16)  // an f16 accumulator (out_dtype=tl.float16): rounded once per dot, as tl-scalar
+    for (int64_t i = 0; i < batches * M * N; ++i) out.f32[size_t(i)] = roundFloat(out.f32[size_t(i)], DType::F16);
 }
 
 // Y[M][N] += A[M][K] @ B[K][N].

@@ -76,7 +76,8 @@ void argmax(int axis, const Tile& in, Tile& out);
 // end with `reverse`), each step rounded to the dtype: matches tl-scalar bit for bit.
 void scan(ScanKind kind, int axis, bool reverse, const Tile& in, Tile& out);
 // out = acc + a @ b, accumulated in f32 (rank 3: one product per leading batch index); `tf32`
-// reads every input as tf32 first (precision "tf32": truncToTf32).
+// reads every input as tf32 first (precision "tf32": truncToTf32); an f16 out (out_dtype f16)
+// is rounded once at the end, as tl-scalar.
 void dot(const Tile& a, const Tile& b, const Tile& acc, Tile& out, bool tf32 = false);
 // device_print: element i of t as runtime/DevicePrint.h writes it (printInt / printFloat /
 // printPointer of the element's dtype).

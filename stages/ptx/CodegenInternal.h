@@ -130,6 +130,11 @@ class KernelEmitter {
   void emitWgmmaWait(const Op& op);          // wgmma_wait on accumulators: tied in-out registers
   void emitCpAsync(const Op& op);            // cp_async, cp_async_commit, cp_async_wait (CodegenMemory.cpp)
   llvm::Value* packB32(const std::vector<llvm::Value*>& elems, size_t first, int count);  // elements -> one .b32
+  std::vector<llvm::Value*> halvesOf(llvm::Value* word, llvm::Type* elem);  // one .b32 -> its two 16-bit elements, low first
+  // A wgmma's accumulator registers as the instruction takes them: f32 as they are, f16 as .b32
+  // words of two halves (and back).
+  std::vector<llvm::Value*> accumulatorWords(const std::vector<llvm::Value*>& elems, bool f16);
+  std::vector<llvm::Value*> accumulatorElements(const std::vector<llvm::Value*>& words, bool f16);
 
   // ----- print_regs / assert_regs (CodegenDebug.cpp): vprintf and __assertfail -----
   void emitPrint(const Op& op);

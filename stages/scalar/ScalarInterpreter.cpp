@@ -54,7 +54,9 @@
 //     out[m][n] = acc[m][n] + a[m][0]*b[0][n] + a[m][1]*b[1][n] + ... in increasing k, with
 //     a and b converted to f32 and every product and every sum rounded to f32 (no fused
 //     multiply-add); with precision "tf32" each input is first read as tf32 (truncToTf32: its low 13 mantissa bits dropped,
-//     runtime/FloatOps.h), so the products are exact.
+//     runtime/FloatOps.h), so the products are exact; an f16 accumulator (out_dtype=tl.float16)
+//     is read as f32 and the sum rounded to f16 once, at the end (as Triton's interpreter does
+//     per dot; tensor cores round it every 16 k, docs/language.md).
 //   - addptr: pointer + offset * dtypeBytes(pointee) (offsets are element counts; i32 offsets
 //     sign-extend; addresses wrap modulo 2^64).
 //   - ptrcast: the element's 64-bit value, retyped (i64 <-> pointer); a pointer loaded from
@@ -786,7 +788,7 @@ class ScalarInterpreter {
             float prod = x * y;
             s = s + prod;
           }
-          out.elems[at] = floatScalar(DType::F32, s);
+          out.elems[at] = floatScalar(op.result()->type.dtype, s);  // an f16 accumulator: rounded once per dot
         }
     stats_.elementOps += B * M * N * K;
     set(op.result(), std::move(out));

@@ -244,13 +244,13 @@ DotPlan planDot(const Op& dot, int numWarps, bool wgmma) {
   if (useWgmma && w[0] == numWarps) {
     p.wgmma = true;
     const int64_t perInstr = std::min<int64_t>(N, 256);
-    p.why = "tensor cores: wgmma.mma_async.m64n" + std::to_string(perInstr) + "k" + std::to_string(instr->k) + ".f32." +
+    p.why = "tensor cores: wgmma.mma_async.m64n" + std::to_string(perInstr) + "k" + std::to_string(instr->k) + (c.dtype == DType::F16 ? ".f16." : ".f32.") +
             instr->typeName() + ", " + std::to_string(numWarps / 4) + " warpgroup" + (numWarps > 4 ? "s" : "") + " along M, " +
             std::to_string(M / (16 * numWarps) * (N / perInstr) * (K / instr->k)) + " wgmma per warpgroup";
     return p;
   }
   const int64_t perWarp = M / (16 * w[0]) * (N / (8 * w[1])) * (K / instr->k) * (p.tf32x3 ? 3 : 1);
-  p.why = "tensor cores: " + instr->ptx() + ", warps " + std::to_string(w[0]) + " x " + std::to_string(w[1]) + ", " +
+  p.why = "tensor cores: " + instr->ptx(c.dtype) + ", warps " + std::to_string(w[0]) + " x " + std::to_string(w[1]) + ", " +
           std::to_string(perWarp) + " mma per warp" +
           (p.tf32x3 ? " (tf32x3: a = hi + lo, b likewise; lo*hi, hi*lo and hi*hi per tile)" : "") +
           (p.tf32x3 && !noWgmma.empty() && wgmma ? "; not wgmma: " + noWgmma : "");

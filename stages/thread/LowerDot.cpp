@@ -5,7 +5,8 @@
 //
 // A. Tensor cores, when acc has the mma accumulator layout (ir/MmaLayout.h).
 // Expects: 2-D a <M x K>, b <K x N> of f16 / bf16 / f8e4m3 / f8e5m2, or f32 with precision
-// "tf32" or "tf32x3"; acc <M x N x f32> in mmaAccumulatorLayout(M, N, numWarps) = #blocked<spt=[1,2],
+// "tf32" or "tf32x3"; acc <M x N x f32> (or x f16 for f16 inputs: out_dtype=tl.float16, the mma
+// ...f16.f16.f16.f16 form) in mmaAccumulatorLayout(M, N, numWarps) = #blocked<spt=[1,2],
 // tpw=[8,4], wpc=[W0,W1], order=[1,0]>; K a multiple of the instruction's k.
 // Guarantees:
 //   1. staging (before the loop, once, for an operand computed outside the loop whose body the
@@ -42,7 +43,8 @@
 //
 // B. FMAs, any other layout.
 // Expects: a <M x K> and b <K x N> float tiles of one dtype, acc <M x N x f32>, each with a
-// layout (any three layouts); the result has acc's type and layout. Batched: <B x M x K>,
+// layout (any three layouts); the result has acc's type and layout. An f16 acc (f16 inputs,
+// out_dtype=tl.float16) is converted to f32 before the loop and back to f16 after it. Batched: <B x M x K>,
 // <B x K x N>, <B x M x N x f32>: the same with the batch coordinate of each accumulator
 // register selecting its [M][K] and [K][N] slabs of the staged buffers.
 // Guarantees:
@@ -112,7 +114,11 @@ void Lowerer::lowerDot(const Op& op) {
   Value* zero = constI32(0);
   Value* hi = constI32(K);
   Value* one = constI32(1);
-  Op* loop = b_.forOp(zero, hi, one, {get(op.operand(2))});
+  // An f16 accumulator (out_dtype=tl.float16) is carried in f32 on FMAs and rounded at the end.
+  const bool f16Acc = cT.dtype == DType::F16;
+  Value* acc0 = get(op.operand(2));
+  if (f16Acc) acc0 = b_.convert(acc0, DType::F32);
+  Op* loop = b_.forOp(zero, hi, one, {acc0});
   Region& body = loop->region(0);
   Value* k = body.arg(0);
   Region* outer = b_.region();
@@ -139,7 +145,7 @@ void Lowerer::lowerDot(const Op& op) {
 
   // 3. the buffers may be reused after every thread has finished reading them.
   barrier();
-  set(op.result(), loop->result(0));
+  set(op.result(), f16Acc ? b_.convert(loop->result(0), DType::F16) : loop->result(0));
 }
 
 }  // namespace tl::lower
@@ -524,7 +530,7 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr, bool tf32x3) {
     std::vector<Value*> regs(static_cast<size_t>(gc.numRegs));
     for (size_t f = 0; f < cf.size(); ++f)
       for (int e = 0; e < 4; ++e)
-        regs[size_t(cReg[f * 4 + size_t(e)])] = b_.create(OpKind::Extract, {cf[f]}, {Type::scalar(DType::F32)}, {{"index", int64_t(e)}})->result();
+        regs[size_t(cReg[f * 4 + size_t(e)])] = b_.create(OpKind::Extract, {cf[f]}, {Type::scalar(cT.dtype)}, {{"index", int64_t(e)}})->result();
     return b_.create(OpKind::Pack, regs, {lowerType(cT)})->result();
   };
   auto loadFragment = [&](Value* addr, int n) {

@@ -2,7 +2,8 @@
 // target has them (LowerOptions::wgmma) and planDot chose them (wgmmaObstacle: empty).
 //
 // Expects: 2-D a <M x K>, b <K x N> of f16 / bf16, f32 (the dot's precision tf32) or fp8 (e4m3,
-// e5m2), E bytes each; acc <M x N x f32> in mmaAccumulatorLayout(M, N, W) with every warp along
+// e5m2), E bytes each; acc <M x N x f32> (or x f16 for f16 inputs: out_dtype=tl.float16, the
+// wgmma ...f16.f16.f16 form) in mmaAccumulatorLayout(M, N, W) with every warp along
 // M (wpc [W, 1], W = num_warps, a multiple of 4: W / 4 warpgroups); M a multiple of 16 W; rows of
 // K E bytes and N 2 bytes (K E for tf32 / fp8) each 32, 64 or a multiple of 128 (N of 256 above
 // 256). One wgmma step is kK = 32 / E elements of K (16; tf32 8; fp8 32: mma's k).
@@ -139,7 +140,7 @@ void Lowerer::lowerDotWgmma(const Op& op, const MmaInstr& instr) {
   std::vector<Value*> regs(static_cast<size_t>(gc.numRegs));
   for (size_t f = 0; f < d.size(); ++f)
     for (size_t i = 0; i < regsOf[f].size(); ++i)
-      regs[size_t(regsOf[f][i])] = b_.create(OpKind::Extract, {d[f]}, {Type::scalar(DType::F32)}, {{"index", int64_t(i)}})->result();
+      regs[size_t(regsOf[f][i])] = b_.create(OpKind::Extract, {d[f]}, {Type::scalar(cT.dtype)}, {{"index", int64_t(i)}})->result();
   acc = b_.create(OpKind::Pack, regs, {lowerType(cT)})->result();
 
   // 3. the buffers may be reused after every warpgroup's wgmmas have read them (a ring's slot is

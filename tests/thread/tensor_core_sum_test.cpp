@@ -103,6 +103,27 @@ TEST(TensorCoreSum, AlignsToTheLargestTermAndCutsTowardZero) {
   EXPECT_EQ(tensorCoreStep(sim::kHmmaAdder, 2.0f, inf, 1, one, 1, 2), INFINITY);
 }
 
+// An f16 accumulator (mma ...f16.f16.f16.f16): the aligned terms summed as for f32, the sum
+// rounded once to f16, to nearest even, subnormals kept, overflow to infinity.
+TEST(TensorCoreSum, F16AccumulatorRoundsTheSumToNearestEven) {
+  using sim::tensorCoreStepToF16;
+  const double one[4] = {1, 1, 1, 1};
+  const double tie[2] = {1.0, 0x1p-11}, above[2] = {1.0, 0x1p-11 + 0x1p-20}, odd[2] = {1.0 + 0x1p-10, 0x1p-11};
+  EXPECT_EQ(tensorCoreStepToF16(sim::kHmmaAdder, 0.0f, tie, 1, one, 1, 2), 1.0f);                 // a tie: to even
+  EXPECT_EQ(tensorCoreStepToF16(sim::kHmmaAdder, 0.0f, above, 1, one, 1, 2), 1.0f + 0x1p-10f);    // past it: up
+  EXPECT_EQ(tensorCoreStepToF16(sim::kHmmaAdder, 0.0f, odd, 1, one, 1, 2), 1.0f + 0x1p-9f);       // a tie from odd: up
+  // The accumulator is a term of the same sum (one rounding, not two): c = 2048 and 1.5 give
+  // 2049.5, whose nearest f16 (spacing 2) is 2050; 2048 + 1 would round back to 2048.
+  const double x[1] = {1.5};
+  EXPECT_EQ(tensorCoreStepToF16(sim::kHmmaAdder, 2048.0f, x, 1, one, 1, 1), 2050.0f);
+  // Subnormals (spacing 2^-24) and overflow (65520 and above round to infinity).
+  const double tiny[2] = {0x1p-24, 0x1p-26}, big[2] = {65504.0, 15.0}, bigger[2] = {65504.0, 16.0};
+  EXPECT_EQ(tensorCoreStepToF16(sim::kHmmaAdder, 0.0f, tiny, 1, one, 1, 2), 0x1p-24f);
+  EXPECT_EQ(tensorCoreStepToF16(sim::kHmmaAdder, 0.0f, big, 1, one, 1, 2), 65504.0f);
+  EXPECT_EQ(tensorCoreStepToF16(sim::kHmmaAdder, 0.0f, bigger, 1, one, 1, 2), INFINITY);
+  EXPECT_EQ(tensorCoreStepToF16(sim::kHmmaAdder, -65504.0f, bigger, 1, one, 1, 1), 0.0f);  // exact cancellation: +0
+}
+
 // Triton's max_num_imprecise_acc on an fp8 wgmma dot (LowerWgmma.cpp): groups of v / 32 k steps
 // from zero, each added to the accumulator in f32, so a smaller v is closer to the exact sum; one
 // wgmma_wait per group and none left in flight. A v above K is an error, as in Triton.

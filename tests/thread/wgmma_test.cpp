@@ -91,15 +91,20 @@ void runWgmma(int mode, const std::vector<LaunchOverride>& sets, int warps, bool
   opts.numWarps = warps;
   opts.wgmma = true;
   ThreadCompilation tc = compileToThreadIR(*k->ir, k->launch, opts);
-  int64_t wgmmas = 0;
-  walk(tc.threadIR->body, [&](Op& op) { wgmmas += op.kind == OpKind::Wgmma; });
+  int64_t wgmmas = 0, f16Acc = 0;
+  walk(tc.threadIR->body, [&](Op& op) {
+    wgmmas += op.kind == OpKind::Wgmma;
+    f16Acc += op.kind == OpKind::Wgmma && op.result()->type.dtype == DType::F16;
+  });
   EXPECT_EQ(wgmmas > 0, expectWgmma) << explainDots(*tc.blockIR, warps, true);
+  EXPECT_EQ(f16Acc, mode == 7 ? wgmmas : 0) << "mode 7's wgmmas accumulate in f16";
   for (const SharedBuffer& b : tc.shared.buffers)
     if (b.purpose.find("(wgmma)") != std::string::npos) EXPECT_EQ(b.offset % 1024, 0) << tc.shared.str();
   Memory m = Memory::fromLaunch(k->launch);
   const int64_t M = rank3::launchInt(k->launch, "M"), N = rank3::launchInt(k->launch, "N"), K = rank3::launchInt(k->launch, "K");
   const bool bt = rank3::launchInt(k->launch, "BT") != 0;
-  const DType modes[] = {DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2, DType::F32};
+  // mma_dot.tl's MODEs (5 ieee and 6 tf32x3 take no wgmma; 7 is f16 with an f16 accumulator).
+  const DType modes[] = {DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2, DType::F32, DType::F32, DType::F32, DType::F16};
   const DType d = modes[mode];
   // The inputs as the tensor core reads them: rounded to the dtype, or (tf32) their low 13
   // mantissa bits dropped (wgmma reads the staged f32 as tf32; no cvt.rna).
@@ -121,11 +126,13 @@ void runWgmma(int mode, const std::vector<LaunchOverride>& sets, int warps, bool
   const Buffer* c = m.find("c_ptr");
   // fp8 wgmma keeps 13 bits of its sum (sim/TensorCoreSum.h): within 2^-7 of the largest output,
   // as Compare.cpp's fp8 tolerance.
-  double atol = 2e-3;
+  // An f16 accumulator keeps 11 bits of sums up to ~50 and rounds every 16 k (mma_test.cpp).
+  double atol = mode == 7 ? 0.25 : 2e-3;
+  const double rtol = mode == 7 ? 1e-2 : 1e-3;
   if (d == DType::F8E4M3 || d == DType::F8E5M2)
     for (double v : want) atol = std::max(atol, 0x1p-7 * std::fabs(v));
   int64_t bad = 0;
-  for (int64_t i = 0; i < M * N; ++i) bad += !(std::fabs(c->getF(i) - want[size_t(i)]) <= atol + 1e-3 * std::fabs(want[size_t(i)]));
+  for (int64_t i = 0; i < M * N; ++i) bad += !(std::fabs(c->getF(i) - want[size_t(i)]) <= atol + rtol * std::fabs(want[size_t(i)]));
   EXPECT_EQ(bad, 0) << "of " << M * N;
 }
 
@@ -150,6 +157,15 @@ TEST(Wgmma, KMajorBRaggedAndPipelined) {
   runWgmma(1, {{"M", "100"}, {"N", "90"}, {"K", "70"}, {"BM", "64"}}, 4);
   runWgmma(1, {{"M", "128"}, {"N", "128"}, {"K", "192"}, {"BM", "128"}, {"BN", "64"}, {"BK", "64"}, {"num_stages", "2"}}, 8);
   runWgmma(0, {{"M", "128"}, {"BM", "64"}, {"BT", "1"}, {"num_stages", "3"}}, 4);
+}
+
+// out_dtype=tl.float16 (mode 7): wgmma...f16.f16.f16 on f16 accumulator registers, with 64- and
+// 128-byte swizzles, B K-major, ragged sizes, m64n256 tiles and load rings at 8 warps.
+TEST(Wgmma, F16Accumulator) {
+  runWgmma(7, {{"BM", "64"}, {"BN", "32"}, {"BK", "32"}}, 4);
+  runWgmma(7, {{"BM", "64"}, {"BN", "64"}, {"BK", "64"}, {"BT", "1"}}, 4);
+  runWgmma(7, {{"M", "100"}, {"N", "90"}, {"K", "70"}, {"BM", "64"}}, 4);
+  runWgmma(7, {{"M", "128"}, {"N", "512"}, {"K", "192"}, {"BM", "128"}, {"BN", "256"}, {"BK", "64"}, {"num_stages", "3"}}, 8);
 }
 
 // tf32 (mode 4) and fp8 (2: e4m3, 3: e5m2) read both operands K-major (the ISA has no MN-major
