@@ -33,7 +33,8 @@
 //      (m-tile, n-tile), the C fragment being 4 of the accumulator's registers (the register
 //      map is derived from Layout::coords and the ISA's C table, and checked for every lane);
 //      tf32x3 (Triton's 3xTF32): each f32 fragment x also gives lo = x - cvt_tf32(x) (exact in
-//      f32: x = hi + lo, hi being what the tensor core reads of x), and each (m-tile, n-tile)
+//      f32: x = hi + lo, hi being what the tensor core reads of x; 0 for an infinite x, whose
+//      difference is NaN; Triton masks the small products' sum instead), and each (m-tile, n-tile)
 //      takes three mma, lo_a * b, a * lo_b, then a * b (lo * lo, about 2^-22 of the product, is
 //      dropped);
 //   3. a barrier after the k steps, before the buffers may be reused (none when no operand was
@@ -540,9 +541,14 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr, bool tf32x3) {
   auto ldmatrix = [&](Value* addr, int64_t count, bool trans) {
     return b_.create(OpKind::Ldmatrix, {addr}, {Type::tile(aT.dtype, {2 * count})}, {{"count", count}, {"trans", int64_t(trans)}})->result();
   };
+  // tf32x3's low part: x - cvt_tf32(x), and 0 where that is NaN (an infinite x, whose tf32 part
+  // is itself; a NaN x stays NaN through its tf32 part), so infinities give IEEE's result.
   auto lowPart = [&](Value* x) {
     Value* hi = b_.create(OpKind::CvtTf32, {x}, {x->type})->result();
-    return b_.create(OpKind::Sub, {x, hi}, {x->type})->result();
+    Value* lo = b_.create(OpKind::Sub, {x, hi}, {x->type})->result();
+    Value* nan = b_.create(OpKind::Cmp, {lo, lo}, {Type::tile(DType::I1, x->type.shape)}, {{"pred", std::string("ne")}})->result();
+    Value* zero = b_.create(OpKind::Constant, {}, {x->type}, {{"value", 0.0}})->result();
+    return b_.create(OpKind::Select, {nan, zero, lo}, {x->type})->result();
   };
   // One k step (kIndex: the step's number, an i32 scalar; s: the same as a number when unrolled).
   auto step = [&](Value* kIndex, int64_t s, std::vector<Value*> cf) {

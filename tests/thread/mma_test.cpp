@@ -191,6 +191,20 @@ TEST(MmaPlan, Tf32x3IsNearlyAsAccurateAsFp32) {
       EXPECT_LT(x3, 1e-5) << "tf32x3, relative to the largest output";
       EXPECT_LT(x3 * 100, tf32) << x3 << " against " << tf32;
     }
+  // An infinite input: its low part is 0 (inf - inf would be NaN), so a[0][0] = inf makes row 0
+  // of C infinite with b[0][n]'s sign and leaves the other rows finite, as in IEEE fp32.
+  std::unique_ptr<CompiledKernel> k;
+  ThreadCompilation tc = compile(6, {}, 4, k);
+  Memory m = Memory::fromLaunch(k->launch);
+  m.find("a_ptr")->setF(0, INFINITY);
+  const Buffer b = *m.find("b_ptr");
+  runThreadIR(*tc.threadIR, k->launch, m);
+  const Buffer* c = m.find("c_ptr");
+  const int64_t N = rank3::launchInt(k->launch, "N");
+  for (int64_t n = 0; n < N; ++n) {
+    EXPECT_EQ(c->getF(n), b.getF(n) > 0 ? INFINITY : -INFINITY) << "c[0][" << n << "]";
+    EXPECT_TRUE(std::isfinite(c->getF(N + n))) << "c[1][" << n << "]";
+  }
 }
 
 // Attention's q is loaded before the key loop: its dot stages it once, before the loop, into a
