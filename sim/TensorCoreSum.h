@@ -62,9 +62,9 @@ inline double pow2(int e) {
 }
 
 // One tensor-core step's aligned sum: c + sum over k < n of a[k * aStride] * b[k * bStride],
-// every term cut toward zero to a multiple of 2^-shift (shift = F - E), summed exactly in `sum`.
-// Returns false where the step falls back to the plain sum (a NaN or infinity among the terms,
-// more than 32 terms) or there is no nonzero term (then `sum` is 0).
+// every term cut toward zero to a multiple of 2^-shift (shift = F - E), summed exactly in `sum`;
+// `plain` where the step falls back to the plain sum (a NaN or infinity among the terms, more than
+// 32 terms), `empty` where there is no nonzero term.
 struct AlignedSum {
   int64_t sum = 0;
   int shift = 0;
@@ -124,7 +124,7 @@ inline float tensorCoreStep(const TensorCoreAdder& adder, float c, const double*
   return static_cast<float>(value);  // exact (R + 1 <= 24 bits) unless below f32's normal range, where it rounds
 }
 
-// The same step with an f16 accumulator (mma.sync ...f16.f16.f16.f16): the terms aligned and
+// The same step with an f16 accumulator (mma.sync ...f16.f16.f16.f16, wgmma ...f16.f16.f16): the terms aligned and
 // summed as above, and the sum rounded once to f16, to nearest even (subnormals kept; past
 // 65504 it overflows to infinity). The rounding follows Khattak and Mikaitis' model of H100
 // tensor cores with f16 outputs (arXiv:2512.07004: round to nearest for f16, toward zero for f32

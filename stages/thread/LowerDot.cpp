@@ -578,24 +578,20 @@ void Lowerer::lowerDotMma(const Op& op, const MmaInstr& instr, bool tf32x3) {
       for (Value* a : aAddr) af.push_back(loadFragment(bin(OpKind::Add, a, splatTo(aOff, nA)), nA));
       for (Value* b : bAddr) bf.push_back(loadFragment(bin(OpKind::Add, b, splatTo(bOff, nB)), nB));
     }
-    if (!tf32x3) {
-      for (int64_t i = 0; i < mTiles; ++i)
-        for (int64_t j = 0; j < nTiles; ++j) {
-          Value*& c = cf[size_t(i * nTiles + j)];
-          c = b_.create(OpKind::Mma, {af[size_t(i)], bf[size_t(j)], c}, {c->type})->result();
-        }
-      return cf;
-    }
     // tf32x3: x = hi + lo with hi = x's tf32 bits and lo = x - hi (exact in f32); the tensor
     // core reads hi from x itself and lo by truncation too. The small products first, as Triton.
     std::vector<Value*> aLo, bLo;
-    for (Value* x : af) aLo.push_back(lowPart(x));
-    for (Value* x : bf) bLo.push_back(lowPart(x));
+    if (tf32x3) {
+      for (Value* x : af) aLo.push_back(lowPart(x));
+      for (Value* x : bf) bLo.push_back(lowPart(x));
+    }
     for (int64_t i = 0; i < mTiles; ++i)
       for (int64_t j = 0; j < nTiles; ++j) {
         Value*& c = cf[size_t(i * nTiles + j)];
-        c = b_.create(OpKind::Mma, {aLo[size_t(i)], bf[size_t(j)], c}, {c->type})->result();
-        c = b_.create(OpKind::Mma, {af[size_t(i)], bLo[size_t(j)], c}, {c->type})->result();
+        if (tf32x3) {
+          c = b_.create(OpKind::Mma, {aLo[size_t(i)], bf[size_t(j)], c}, {c->type})->result();
+          c = b_.create(OpKind::Mma, {af[size_t(i)], bLo[size_t(j)], c}, {c->type})->result();
+        }
         c = b_.create(OpKind::Mma, {af[size_t(i)], bf[size_t(j)], c}, {c->type})->result();
       }
     return cf;
