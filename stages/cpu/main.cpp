@@ -1,0 +1,128 @@
+// tl-cpu: the CPU stage. Compiles each kernel's block IR for this machine's CPU with LLVM
+// (vectors of its widest ISA, ORC's JIT in process), runs the grid's programs in parallel on
+// every core, and checks every output against tl-scalar.
+//
+//   tl-cpu                                          # every kernel in kernels/, PASS/FAIL per output
+//   tl-cpu kernels/softmax.tl --threads 1 --runs 20 # timed: median of 20 runs on one thread
+//   tl-cpu kernels/matmul.tl --print-llvm           # the optimized LLVM IR (--print-asm: x86 assembly)
+//   tl-cpu kernels/softmax.tl --isa avx2            # a narrower ISA than the host's
+//   tl-cpu my_softmax.tl --reference solution.tl    # against what it should compute
+//
+// Per kernel: front end -> block pipeline -> LLVM IR (stages/cpu/CpuCodegen.cpp) -> O3 -> JIT
+// (CpuJit.cpp) -> run over a host copy of the launch's memory (CpuRuntime.cpp) -> check. With
+// --runs N the kernel is compiled a second time without store tracking and timed N times.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+
+#include "block/BlockInterpreter.h"
+#include "cpu/CpuRuntime.h"
+#include "ir/Pass.h"
+#include "ir/Printer.h"
+#include "runtime/Driver.h"
+#include "scalar/ScalarInterpreter.h"
+
+namespace {
+
+struct CpuStageOptions {
+  int threads = 0;
+  std::string isa;
+  bool printLLVM = false, printAsm = false, noRun = false;
+  int runs = 0;
+  std::string checkStage = "scalar";
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tl-cpu: compile block IR for this CPU (LLVM, vectorized, every core) and run it, checked against tl-scalar"};
+  tl::StageOptions opts;
+  tl::addStageOptions(app, opts);
+  CpuStageOptions o;
+  app.add_option("--threads", o.threads, "Threads that run the grid's programs (default: every core)")->check(CLI::Range(1, 1024));
+  app.add_option("--isa", o.isa, "Vector ISA: avx512, avx2 or sse4.2 (default: the widest this CPU has)")
+      ->check(CLI::IsMember({"avx512", "avx2", "sse4.2"}));
+  app.add_flag("--print-llvm", o.printLLVM, "Print the optimized LLVM IR");
+  app.add_flag("--print-asm", o.printAsm, "Print the x86 assembly");
+  app.add_flag("--no-run", o.noRun, "Only compile (with --print-ir / --print-llvm / --print-asm)");
+  app.add_option("--runs", o.runs, "Also time the kernel this many times (median and min; store tracking off)")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--check-stage", o.checkStage, "The stage-agreement reference: scalar or block (faster, for big launches)")
+      ->check(CLI::IsMember({"scalar", "block"}));
+  if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
+
+  tl::cpu::CpuTarget target;
+  try {
+    target = tl::cpu::hostTarget(o.isa);
+  } catch (const std::exception& e) {
+    std::cerr << "tl-cpu: error: " << e.what() << "\n";
+    return 1;
+  }
+
+  return tl::runStage("tl-cpu", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
+    std::unique_ptr<tl::Function> reference = tl::cloneFunction(*k.ir);
+    tl::PassManager pm = tl::blockPipeline();
+    pm.run(*k.ir);
+    if (opts.printIR) out << tl::printFunction(*k.ir);
+
+    tl::cpu::JitOptions jo;
+    jo.keepIR = o.printLLVM;
+    jo.keepAssembly = o.printAsm;
+    tl::cpu::CpuKernel kernel = tl::cpu::compileKernel(*k.ir, target, {}, jo);
+    if (o.printLLVM) out << kernel.llvmIR;
+    if (o.printAsm) out << kernel.assembly;
+    const double compileMs = kernel.times.codegenMs + kernel.times.optimizeMs + kernel.times.jitMs;
+    if (!opts.quiet)
+      out << "   tl-cpu: " << target.str() << "; compiled in " << tl::formatMs(compileMs) << " (LLVM IR "
+          << tl::formatMs(kernel.times.codegenMs) << ", O3 " << tl::formatMs(kernel.times.optimizeMs) << ", JIT "
+          << tl::formatMs(kernel.times.jitMs) << "), " << kernel.scratchBytes / 1024 << " KiB of tiles per thread\n";
+    if (o.noRun) return true;
+
+    tl::Memory memory = tl::Memory::fromLaunch(k.launch);
+    tl::DeviceOutput print = tl::deviceOutput(opts, out);
+    tl::cpu::RunOptions ro;
+    ro.threads = o.threads;
+    ro.print = &print;
+    tl::cpu::RunStats stats;
+    try {
+      stats = tl::cpu::runKernel(kernel, *k.ir, k.launch, memory, ro);
+    } catch (...) {
+      print.finish();
+      throw;
+    }
+    print.finish();
+    if (!opts.quiet)
+      out << "   tl-cpu: " << tl::plural(stats.programs, "program") << " on " << tl::plural(stats.threads, "thread") << " in "
+          << tl::formatMs(stats.ms.at(0)) << "\n";
+    if (o.runs > 0 && !kernel.prints) {
+      tl::cpu::CodegenOptions untracked;
+      untracked.trackStores = false;
+      tl::cpu::CpuKernel timed = tl::cpu::compileKernel(*k.ir, target, untracked);
+      tl::Memory scratch = tl::Memory::fromLaunch(k.launch);
+      tl::cpu::RunOptions to = ro;
+      to.print = nullptr;
+      to.repeat = o.runs + 1;  // the first run warms caches and pages
+      tl::cpu::RunStats t = tl::cpu::runKernel(timed, *k.ir, k.launch, scratch, to);
+      t.ms.erase(t.ms.begin());
+      out << "   tl-cpu: median " << std::setprecision(4) << median(t.ms) << " ms, min "
+          << *std::min_element(t.ms.begin(), t.ms.end()) << " ms over " << t.ms.size() << " runs on "
+          << tl::plural(t.threads, "thread") << "\n";
+    }
+    if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
+    if (opts.noCheck && !opts.quiet) tl::printOutputSummary(memory, out);
+    const tl::Engine scalar = tl::scalarEngine();
+    tl::Engine block{"tl-block", [](const tl::Function& fn, const tl::LaunchConfig& launch, tl::Memory& mem) {
+                       tl::runBlock(fn, launch, mem);
+                     }};
+    const tl::Engine& against = o.checkStage == "block" ? block : scalar;
+    return tl::checkStageOutputs(k, memory, opts, scalar, &against, reference.get(), out);
+  });
+}
