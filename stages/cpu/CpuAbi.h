@@ -52,6 +52,9 @@ extern "C" {
 // records the first bad one with tl-block's message. Returns 0 (fine) or 1 (error recorded).
 int32_t tl_cpu_check_access(const tl::cpu::CpuContext* ctx, int32_t op, uint64_t lo, uint64_t hiEnd, uint64_t misaligned,
                             const uint64_t* ptrs, const uint8_t* mask, int64_t n, int64_t pid0, int64_t pid1, int64_t pid2);
+// The quick test of tl_cpu_check_access alone, recording nothing: 0 when nothing is active or
+// [lo, hiEnd) lies in one buffer of the pointee's dtype with misaligned = 0; else 1.
+int32_t tl_cpu_quick_check(const tl::cpu::CpuContext* ctx, int32_t op, uint64_t lo, uint64_t hiEnd, uint64_t misaligned);
 // Records a fault (CpuFault) of op `op` at element `element` (-1: none). Returns 1.
 int32_t tl_cpu_fail(const tl::cpu::CpuContext* ctx, int32_t op, int32_t fault, int64_t element, int64_t pid0, int64_t pid1,
                     int64_t pid2);

@@ -24,7 +24,9 @@
 #include "cpu/CpuCodegen.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
+#include <unordered_set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -514,11 +516,33 @@ class ProgramEmitter {
   void emitShape(const Op& op);
   void copyTile(const tl::Value* dst, const tl::Value* src);
   void checkAccess(const Op& op, const tl::Value* ptrs, const tl::Value* mask, int64_t esize);
+  // A memory op's range check being accumulated over its chunks (allocas of `lanes` lanes).
+  struct AccessRange {
+    LV *lo = nullptr, *hi = nullptr, *mis = nullptr;
+    int lanes = 1;
+    int64_t esize = 1;
+  };
+  AccessRange newRange(int64_t n, int64_t esize);
+  void accumulateRange(const AccessRange& r, LV* p, LV* on, int W);
+  std::array<LV*, 3> rangeOf(const AccessRange& r);
+  // Fusion (emitCluster).
+  bool pureScalar(const Op& op) const;
+  const Shape* fusibleTile(const Op& op) const;
+  size_t clusterEnd(const Region& r, size_t begin) const;
+  void emitCluster(const Region& r, size_t begin, size_t end);
+  LV* fusedValue(const Op& op, std::unordered_map<const tl::Value*, LV*>& vals, LV* i, int W);
+  LV* constantOf(const Op& op);
+  void collectUsers(const Region& r);
+  std::unordered_map<const tl::Value*, std::vector<const Op*>> users_;
   LV* memToStore(LV* m, DType d);
   LV* storeToMem(LV* x, DType d);
   llvm::Type* memTy(DType d, int L);
   void emitLoad(const Op& op);
   void emitStore(const Op& op);
+  LV* loadChunk(const Op& op, LV* p, LV* on, LV* other, int L);
+  void storeChunk(const Op& op, LV* p, LV* on, LV* x, int L);
+  LV* consecutive(LV* host, LV* first, int64_t esize, int L);
+  LV* allOn(int L);
   void emitAtomic(const Op& op);
   void emitPrint(const Op& op);
   void emitAssert(const Op& op);
@@ -565,6 +589,7 @@ void ProgramEmitter::emit() {
     if (p->type.isTile()) throw RuntimeError(p->def ? p->def->loc : fn_.loc, "tl-cpu: tile parameters are not compiled");
     ssa_[p] = v;
   }
+  collectUsers(fn_.body);
   emitRegion(fn_.body);
   if (!B_.GetInsertBlock()->getTerminator()) B_.CreateRet(c32(0));
   if (scratchTop_ > kMaxScratchBytes) {
@@ -579,10 +604,203 @@ void ProgramEmitter::emit() {
 }
 
 void ProgramEmitter::emitRegion(const Region& r) {
-  for (const auto& op : r.ops) {
+  for (size_t i = 0; i < r.ops.size();) {
     if (B_.GetInsertBlock()->getTerminator()) return;
-    emitOp(*op);
+    const size_t end = clusterEnd(r, i);
+    if (end > i) {
+      emitCluster(r, i, end);
+      i = end;
+    } else {
+      emitOp(*r.ops[i++]);
+    }
   }
+}
+
+void ProgramEmitter::collectUsers(const Region& r) {
+  for (const auto& op : r.ops) {
+    for (const tl::Value* v : op->operands) users_[v].push_back(op.get());
+    for (const auto& sub : op->regions) collectUsers(*sub);
+  }
+}
+
+// --- fusion --------------------------------------------------------------------------------------
+//
+// A cluster is a run of consecutive ops of one region that all make (or, a store, take) tiles of
+// one shape and compute element i from elements i of their operands: constants, arange, splat,
+// elementwise ops (not integer div/rem, whose errors must come in op order), loads and stores.
+// Scalar ops among them (pure, no division) are emitted before it. A store ends a cluster (a
+// later load might read what it wrote); a load or store whose address or mask depends on a load
+// of the cluster starts the next one. The cluster runs as ONE loop over chunks, its values in
+// registers; only values used outside it go to their arrays. Its memory ops are first
+// range-checked together (a loop over what their addresses and masks need); if any check fails,
+// the ops run one by one instead (emitOp: exact errors, in op order, and accesses spanning
+// buffers), so fusing never changes a result or a message.
+
+bool ProgramEmitter::pureScalar(const Op& op) const {
+  if (op.numResults() != 1 || !op.result()->type.isScalar() || !op.regions.empty()) return false;
+  const OpCategory c = op.info().category;
+  if (c != OpCategory::Elementwise && c != OpCategory::Leaf) return false;
+  return !((op.kind == OpKind::Div || op.kind == OpKind::Rem) && !isFloat(op.result()->type.dtype));
+}
+
+const Shape* ProgramEmitter::fusibleTile(const Op& op) const {
+  switch (op.kind) {
+    case OpKind::Store: return op.operand(0)->type.isTile() ? &op.operand(0)->type.shape : nullptr;
+    case OpKind::Constant:
+    case OpKind::Arange:
+    case OpKind::Splat:
+    case OpKind::ConvertLayout:
+    case OpKind::Load: break;
+    case OpKind::Div:
+    case OpKind::Rem:
+      if (!isFloat(op.result()->type.dtype)) return nullptr;
+      break;
+    default:
+      if (op.info().category != OpCategory::Elementwise) return nullptr;
+  }
+  if (op.numResults() != 1 || !op.result()->type.isTile()) return nullptr;
+  return &op.result()->type.shape;
+}
+
+size_t ProgramEmitter::clusterEnd(const Region& r, size_t begin) const {
+  const Shape* shape = fusibleTile(*r.ops[begin]);
+  if (!shape) return begin;
+  std::unordered_set<const tl::Value*> fromLoad;  // cluster values computed from a cluster load
+  size_t end = begin, tiles = 0;
+  for (size_t i = begin; i < r.ops.size(); ++i) {
+    const Op& op = *r.ops[i];
+    if (pureScalar(op)) continue;
+    const Shape* s = fusibleTile(op);
+    if (!s || *s != *shape) break;
+    if (op.kind == OpKind::Load || op.kind == OpKind::Store) {
+      const size_t maskAt = op.kind == OpKind::Load ? 1 : 2;
+      if (fromLoad.count(op.operand(0)) || (op.numOperands() > maskAt && fromLoad.count(op.operand(maskAt)))) break;
+    }
+    ++tiles;
+    end = i + 1;
+    if (op.kind == OpKind::Store) break;
+    bool dep = op.kind == OpKind::Load;
+    for (const tl::Value* v : op.operands) dep |= fromLoad.count(v) > 0;
+    if (dep) fromLoad.insert(op.result());
+  }
+  return tiles >= 2 ? end : begin;
+}
+
+LV* ProgramEmitter::constantOf(const Op& op) {
+  const Type& t = op.result()->type;
+  llvm::Type* ct = compTy(t);
+  if (isFloat(t.dtype)) return llvm::ConstantFP::get(ct, roundToDType(op.floatAttr("value"), t.dtype));
+  if (t.dtype == DType::I1) return B_.getInt1(op.intAttr("value") != 0);
+  return llvm::ConstantInt::get(ct, static_cast<uint64_t>(op.intAttr("value")), true);
+}
+
+// Chunk i (W lanes) of a cluster op's result, from its operands' chunks in `vals` (or their
+// arrays); a store stores its chunk and gives nullptr.
+LV* ProgramEmitter::fusedValue(const Op& op, std::unordered_map<const tl::Value*, LV*>& vals, LV* i, int W) {
+  auto in = [&](size_t k) -> LV* {
+    const tl::Value* v = op.operand(k);
+    auto it = vals.find(v);
+    return it != vals.end() ? it->second : load(v, i, W);
+  };
+  switch (op.kind) {
+    case OpKind::Constant: return splat(constantOf(op), W);
+    case OpKind::Arange: {
+      std::vector<llvm::Constant*> iota;
+      for (int k = 0; k < W; ++k) iota.push_back(B_.getInt32(static_cast<uint32_t>(k)));
+      LV* start = B_.CreateTrunc(B_.CreateAdd(i, c64(op.intAttr("start"))), i32());
+      return B_.CreateAdd(splat(start, W), llvm::ConstantVector::get(iota));
+    }
+    case OpKind::Splat: return splat(scalarOf(op.operand(0)), W);
+    case OpKind::ConvertLayout: return in(0);
+    case OpKind::Load:
+      return loadChunk(op, in(0), op.numOperands() > 1 ? in(1) : allOn(W), op.numOperands() > 2 ? in(2) : nullptr, W);
+    case OpKind::Store:
+      storeChunk(op, in(0), op.numOperands() > 2 ? in(2) : allOn(W), in(1), W);
+      return nullptr;
+    default: {
+      std::vector<LV*> xs;
+      for (size_t k = 0; k < op.numOperands(); ++k) xs.push_back(in(k));
+      return elementwise(op, xs, i);
+    }
+  }
+}
+
+void ProgramEmitter::emitCluster(const Region& r, size_t begin, size_t end) {
+  std::vector<const Op*> tiles, mem;
+  for (size_t k = begin; k < end; ++k) {
+    const Op& op = *r.ops[k];
+    if (pureScalar(op)) emitOp(op);
+    else tiles.push_back(&op);
+  }
+  const std::unordered_set<const Op*> inside(tiles.begin(), tiles.end());
+  for (const Op* op : tiles)
+    if (op->kind == OpKind::Load || op->kind == OpKind::Store) mem.push_back(op);
+  const int64_t n = Type::tile(DType::I32, *fusibleTile(*tiles[0])).numel();
+  auto escapes = [&](const tl::Value* v) {
+    for (const Op* u : users_[v])
+      if (!inside.count(u)) return true;
+    return false;
+  };
+  auto fusedLoop = [&] {
+    chunks(n, [&](LV* i, int W) {
+      std::unordered_map<const tl::Value*, LV*> vals;
+      for (const Op* op : tiles) {
+        LV* v = fusedValue(*op, vals, i, W);
+        if (!v) continue;
+        vals[op->result()] = v;
+        if (escapes(op->result())) store(op->result(), i, v);
+      }
+    });
+  };
+  if (mem.empty()) return fusedLoop();
+
+  // What the memory ops' addresses and masks need: the ops run in the checking loop.
+  std::unordered_set<const Op*> slice;
+  std::vector<const tl::Value*> work;
+  for (const Op* m : mem) {
+    work.push_back(m->operand(0));
+    const size_t maskAt = m->kind == OpKind::Load ? 1 : 2;
+    if (m->numOperands() > maskAt) work.push_back(m->operand(maskAt));
+  }
+  while (!work.empty()) {
+    const tl::Value* v = work.back();
+    work.pop_back();
+    if (!v->def || !inside.count(v->def) || !slice.insert(v->def).second) continue;
+    for (const tl::Value* o : v->def->operands) work.push_back(o);
+  }
+  std::vector<AccessRange> ranges;
+  for (const Op* m : mem) ranges.push_back(newRange(n, dtypeBytes(m->operand(0)->type.dtype)));
+  chunks(n, [&](LV* i, int W) {
+    std::unordered_map<const tl::Value*, LV*> vals;
+    for (const Op* op : tiles)
+      if (slice.count(op)) vals[op->result()] = fusedValue(*op, vals, i, W);
+    for (size_t k = 0; k < mem.size(); ++k) {
+      const Op& m = *mem[k];
+      auto in = [&](const tl::Value* v) {
+        auto it = vals.find(v);
+        return it != vals.end() ? it->second : load(v, i, W);
+      };
+      const size_t maskAt = m.kind == OpKind::Load ? 1 : 2;
+      accumulateRange(ranges[k], in(m.operand(0)), m.numOperands() > maskAt ? in(m.operand(maskAt)) : allOn(W), W);
+    }
+  });
+  auto quick = helper("tl_cpu_quick_check", i32(), {ptrTy(), i32(), i64(), i64(), i64()});
+  LV* fine = B_.getTrue();
+  for (size_t k = 0; k < mem.size(); ++k) {
+    const auto [lo, hi, mis] = rangeOf(ranges[k]);
+    fine = B_.CreateAnd(fine, B_.CreateICmpEQ(B_.CreateCall(quick, {ctx_, c32(opIndex(*mem[k])), lo, hi, mis}), c32(0)));
+  }
+  llvm::BasicBlock* fused = llvm::BasicBlock::Create(C_, "fused", F_);
+  llvm::BasicBlock* oneByOne = llvm::BasicBlock::Create(C_, "op.by.op", F_);
+  llvm::BasicBlock* join = llvm::BasicBlock::Create(C_, "cluster.end", F_);
+  B_.CreateCondBr(fine, fused, oneByOne, llvm::MDBuilder(C_).createBranchWeights(1 << 20, 1));
+  B_.SetInsertPoint(oneByOne);
+  for (const Op* op : tiles) emitOp(*op);
+  B_.CreateBr(join);
+  B_.SetInsertPoint(fused);
+  fusedLoop();
+  B_.CreateBr(join);
+  B_.SetInsertPoint(join);
 }
 
 void ProgramEmitter::emitOp(const Op& op) {
@@ -644,11 +862,7 @@ void ProgramEmitter::emitOp(const Op& op) {
 void ProgramEmitter::emitConstant(const Op& op) {
   const tl::Value* r = op.result();
   const Type& t = r->type;
-  llvm::Type* ct = compTy(t);
-  LV* c;
-  if (isFloat(t.dtype)) c = llvm::ConstantFP::get(ct, roundToDType(op.floatAttr("value"), t.dtype));
-  else if (t.dtype == DType::I1) c = B_.getInt1(op.intAttr("value") != 0);
-  else c = llvm::ConstantInt::get(ct, static_cast<uint64_t>(op.intAttr("value")), true);
+  LV* c = constantOf(op);
   if (t.isScalar()) {
     ssa_[r] = c;
     return;
@@ -830,6 +1044,46 @@ LV* ProgramEmitter::spill(const tl::Value* v) {
   return slot;
 }
 
+// Accumulates the active addresses of one chunk (p, on: W lanes) into the L-lane minimum, end
+// and low-bit OR of a memory op's range check (W < L: the scalar tail, folded into every lane).
+void ProgramEmitter::accumulateRange(const AccessRange& r, LV* p, LV* on, int W) {
+  llvm::Type* wt = vecOf(i64(), W);
+  LV* lo = B_.CreateSelect(on, p, llvm::Constant::getAllOnesValue(wt));
+  LV* hi = B_.CreateSelect(on, B_.CreateAdd(p, intConst(wt, r.esize)), llvm::Constant::getNullValue(wt));
+  LV* mis = B_.CreateSelect(on, B_.CreateAnd(p, intConst(wt, r.esize - 1)), llvm::Constant::getNullValue(wt));
+  if (W != r.lanes) {
+    lo = B_.CreateVectorSplat(static_cast<unsigned>(r.lanes), B_.CreateExtractElement(lo, uint64_t(0)));
+    hi = B_.CreateVectorSplat(static_cast<unsigned>(r.lanes), B_.CreateExtractElement(hi, uint64_t(0)));
+    mis = B_.CreateVectorSplat(static_cast<unsigned>(r.lanes), B_.CreateExtractElement(mis, uint64_t(0)));
+  }
+  llvm::Type* vt = vecOf(i64(), r.lanes);
+  B_.CreateStore(B_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B_.CreateLoad(vt, r.lo), lo), r.lo);
+  B_.CreateStore(B_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, B_.CreateLoad(vt, r.hi), hi), r.hi);
+  B_.CreateStore(B_.CreateOr(B_.CreateLoad(vt, r.mis), mis), r.mis);
+}
+
+ProgramEmitter::AccessRange ProgramEmitter::newRange(int64_t n, int64_t esize) {
+  AccessRange r;
+  r.lanes = static_cast<int>(std::min<int64_t>(lanes_, n));
+  r.esize = esize;
+  llvm::Type* vt = vecOf(i64(), r.lanes);
+  r.lo = local(vt);
+  r.hi = local(vt);
+  r.mis = local(vt);
+  B_.CreateStore(llvm::Constant::getAllOnesValue(vt), r.lo);
+  B_.CreateStore(llvm::Constant::getNullValue(vt), r.hi);
+  B_.CreateStore(llvm::Constant::getNullValue(vt), r.mis);
+  return r;
+}
+
+// {lo, hiEnd, misaligned} of an accumulated range, as i64 scalars.
+std::array<LV*, 3> ProgramEmitter::rangeOf(const AccessRange& r) {
+  llvm::Type* vt = vecOf(i64(), r.lanes);
+  return {B_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_umin, B_.CreateLoad(vt, r.lo)),
+          B_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_umax, B_.CreateLoad(vt, r.hi)),
+          B_.CreateOrReduce(B_.CreateLoad(vt, r.mis))};
+}
+
 void ProgramEmitter::checkAccess(const Op& op, const tl::Value* ptrs, const tl::Value* mask, int64_t esize) {
   auto check = helper("tl_cpu_check_access", i32(),
                       {ptrTy(), i32(), i64(), i64(), i64(), ptrTy(), ptrTy(), i64(), i64(), i64(), i64()});
@@ -845,94 +1099,105 @@ void ProgramEmitter::checkAccess(const Op& op, const tl::Value* ptrs, const tl::
     return;
   }
   const int64_t n = ptrs->type.numel();
-  const int L = static_cast<int>(std::min<int64_t>(lanes_, n));
-  llvm::Type* vt = vecOf(i64(), L);
-  LV* loAcc = local(vt);
-  LV* hiAcc = local(vt);
-  LV* misAcc = local(vt);
-  B_.CreateStore(llvm::Constant::getAllOnesValue(vt), loAcc);
-  B_.CreateStore(llvm::Constant::getNullValue(vt), hiAcc);
-  B_.CreateStore(llvm::Constant::getNullValue(vt), misAcc);
-  chunks(n, [&](LV* i, int W) {
-    LV* p = load(ptrs, i, W);
-    LV* on = mask ? load(mask, i, W) : llvm::Constant::getAllOnesValue(vecOf(i1(), W));
-    llvm::Type* wt = vecOf(i64(), W);
-    LV* lo = B_.CreateSelect(on, p, llvm::Constant::getAllOnesValue(wt));
-    LV* hi = B_.CreateSelect(on, B_.CreateAdd(p, intConst(wt, esize)), llvm::Constant::getNullValue(wt));
-    LV* mis = B_.CreateSelect(on, B_.CreateAnd(p, intConst(wt, esize - 1)), llvm::Constant::getNullValue(wt));
-    if (W != L) {  // the scalar tail folds into lane 0
-      lo = B_.CreateVectorSplat(static_cast<unsigned>(L), B_.CreateExtractElement(lo, uint64_t(0)));
-      hi = B_.CreateVectorSplat(static_cast<unsigned>(L), B_.CreateExtractElement(hi, uint64_t(0)));
-      mis = B_.CreateVectorSplat(static_cast<unsigned>(L), B_.CreateExtractElement(mis, uint64_t(0)));
-    }
-    B_.CreateStore(B_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B_.CreateLoad(vt, loAcc), lo), loAcc);
-    B_.CreateStore(B_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, B_.CreateLoad(vt, hiAcc), hi), hiAcc);
-    B_.CreateStore(B_.CreateOr(B_.CreateLoad(vt, misAcc), mis), misAcc);
-  });
-  LV* lo = B_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_umin, B_.CreateLoad(vt, loAcc));
-  LV* hi = B_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_umax, B_.CreateLoad(vt, hiAcc));
-  LV* mis = B_.CreateOrReduce(B_.CreateLoad(vt, misAcc));
+  const AccessRange range = newRange(n, esize);
+  chunks(n, [&](LV* i, int W) { accumulateRange(range, load(ptrs, i, W), mask ? load(mask, i, W) : allOn(W), W); });
+  const auto [lo, hi, mis] = rangeOf(range);
   LV* maskPtr = mask ? base(mask) : llvm::ConstantPointerNull::get(B_.getPtrTy());
   LV* st = B_.CreateCall(check, {ctx_, c32(opIndex(op)), lo, hi, mis, base(ptrs), maskPtr, c64(n), pid_[0], pid_[1], pid_[2]});
   returnIfFailed(st);
 }
+
+// The L-lane chunk of a load at addresses p (virtual) where `on`: consecutive addresses are one
+// masked vector load, any others a gather; lanes that are off give `other` (or 0). The
+// addresses were checked.
+LV* ProgramEmitter::loadChunk(const Op& op, LV* p, LV* on, LV* other, int L) {
+  const DType d = op.operand(0)->type.dtype;
+  const int64_t esize = dtypeBytes(d);
+  const llvm::Align align(static_cast<uint64_t>(esize));
+  LV* host = B_.CreateAdd(p, splat(ctxField(0), L));
+  llvm::Type* mt = memTy(d, L);
+  LV* zero = llvm::Constant::getNullValue(mt);
+  LV* m;
+  if (L == 1) {
+    m = B_.CreateMaskedLoad(mt, B_.CreateIntToPtr(B_.CreateExtractElement(host, uint64_t(0)), ptrTy()), align, on, zero);
+  } else {
+    LV* first = B_.CreateExtractElement(host, uint64_t(0));
+    llvm::BasicBlock* vec = llvm::BasicBlock::Create(C_, "contiguous", F_);
+    llvm::BasicBlock* gat = llvm::BasicBlock::Create(C_, "gather", F_);
+    llvm::BasicBlock* join = llvm::BasicBlock::Create(C_, "loaded", F_);
+    B_.CreateCondBr(consecutive(host, first, esize, L), vec, gat);
+    B_.SetInsertPoint(vec);
+    LV* a = B_.CreateMaskedLoad(mt, B_.CreateIntToPtr(first, ptrTy()), align, on, zero);
+    B_.CreateBr(join);
+    B_.SetInsertPoint(gat);
+    LV* g = B_.CreateMaskedGather(mt, B_.CreateIntToPtr(host, vecOf(ptrTy(), L)), align, on, zero);
+    B_.CreateBr(join);
+    B_.SetInsertPoint(join);
+    llvm::PHINode* phi = B_.CreatePHI(mt, 2);
+    phi->addIncoming(a, vec);
+    phi->addIncoming(g, gat);
+    m = phi;
+  }
+  LV* v = memToStore(m, d);
+  if (d == DType::I1) v = B_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  return other ? B_.CreateSelect(on, v, other) : v;
+}
+
+// Whether the L addresses in `host` are first, first + esize, ... (one vector access).
+LV* ProgramEmitter::consecutive(LV* host, LV* first, int64_t esize, int L) {
+  std::vector<llvm::Constant*> step;
+  for (int k = 0; k < L; ++k) step.push_back(B_.getInt64(static_cast<uint64_t>(k * esize)));
+  return B_.CreateAndReduce(B_.CreateICmpEQ(host, B_.CreateAdd(splat(first, L), llvm::ConstantVector::get(step))));
+}
+
+// The L-lane chunk of a store of x (compute type) at addresses p where `on` (checked), and with
+// trackStores the shadow byte of every element written.
+void ProgramEmitter::storeChunk(const Op& op, LV* p, LV* on, LV* x, int L) {
+  const DType d = op.operand(0)->type.dtype;
+  const int64_t esize = dtypeBytes(d);
+  const llvm::Align align(static_cast<uint64_t>(esize));
+  if (x->getType()->getScalarType() == i1()) x = B_.CreateZExt(x, vecOf(i8(), L));
+  LV* host = B_.CreateAdd(p, splat(ctxField(0), L));
+  LV* m = storeToMem(x, d);
+  if (L == 1) {
+    B_.CreateMaskedStore(m, B_.CreateIntToPtr(B_.CreateExtractElement(host, uint64_t(0)), ptrTy()), align, on);
+  } else {
+    LV* first = B_.CreateExtractElement(host, uint64_t(0));
+    llvm::BasicBlock* vec = llvm::BasicBlock::Create(C_, "contiguous", F_);
+    llvm::BasicBlock* sca = llvm::BasicBlock::Create(C_, "scatter", F_);
+    llvm::BasicBlock* join = llvm::BasicBlock::Create(C_, "stored", F_);
+    B_.CreateCondBr(consecutive(host, first, esize, L), vec, sca);
+    B_.SetInsertPoint(vec);
+    B_.CreateMaskedStore(m, B_.CreateIntToPtr(first, ptrTy()), align, on);
+    B_.CreateBr(join);
+    B_.SetInsertPoint(sca);
+    B_.CreateMaskedScatter(m, B_.CreateIntToPtr(host, vecOf(ptrTy(), L)), align, on);
+    B_.CreateBr(join);
+    B_.SetInsertPoint(join);
+  }
+  if (opts_.trackStores) {
+    LV* at = B_.CreateIntToPtr(B_.CreateAdd(p, splat(ctxField(1), L)), vecOf(ptrTy(), L));
+    B_.CreateMaskedScatter(llvm::ConstantInt::get(vecOf(i8(), L), 1), at, llvm::Align(1), on);
+  }
+}
+
+LV* ProgramEmitter::allOn(int L) { return llvm::Constant::getAllOnesValue(vecOf(i1(), L)); }
 
 void ProgramEmitter::emitLoad(const Op& op) {
   const tl::Value* ptrs = op.operand(0);
   const tl::Value* mask = op.numOperands() > 1 ? op.operand(1) : nullptr;
   const tl::Value* other = op.numOperands() > 2 ? op.operand(2) : nullptr;
   const tl::Value* r = op.result();
-  const DType d = ptrs->type.dtype;
-  const int64_t esize = dtypeBytes(d);
-  checkAccess(op, ptrs, mask, esize);
-  LV* delta = ctxField(0);
-  const llvm::Align align(static_cast<uint64_t>(esize));
+  checkAccess(op, ptrs, mask, dtypeBytes(ptrs->type.dtype));
   if (ptrs->type.isScalar()) {
     LV* on = mask ? scalarOf(mask) : B_.getTrue();
-    LV* host = B_.CreateIntToPtr(B_.CreateAdd(scalarOf(ptrs), delta), ptrTy());
-    llvm::Type* mt = memTy(d, 1);
-    LV* m = B_.CreateMaskedLoad(mt, host, align, B_.CreateVectorSplat(1, on), llvm::Constant::getNullValue(mt));
-    LV* v = B_.CreateExtractElement(memToStore(m, d), uint64_t(0));
-    if (d == DType::I1) v = B_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
-    if (other) v = B_.CreateSelect(on, v, scalarOf(other));
-    ssa_[r] = v;
+    LV* v = B_.CreateExtractElement(loadChunk(op, B_.CreateVectorSplat(1, scalarOf(ptrs)), B_.CreateVectorSplat(1, on), nullptr, 1),
+                                    uint64_t(0));
+    ssa_[r] = other ? B_.CreateSelect(on, v, scalarOf(other)) : v;
     return;
   }
   chunks(r->type.numel(), [&](LV* i, int L) {
-    LV* p = load(ptrs, i, L);
-    LV* on = mask ? load(mask, i, L) : llvm::Constant::getAllOnesValue(vecOf(i1(), L));
-    LV* host = B_.CreateAdd(p, splat(delta, L));
-    llvm::Type* mt = memTy(d, L);
-    LV* zero = llvm::Constant::getNullValue(mt);
-    LV* m;
-    if (L == 1) {
-      m = B_.CreateMaskedLoad(mt, B_.CreateIntToPtr(B_.CreateExtractElement(host, uint64_t(0)), ptrTy()), align, on, zero);
-    } else {
-      // Consecutive addresses: one masked vector load; anything else: a gather.
-      LV* first = B_.CreateExtractElement(host, uint64_t(0));
-      std::vector<llvm::Constant*> step;
-      for (int k = 0; k < L; ++k) step.push_back(B_.getInt64(static_cast<uint64_t>(k * esize)));
-      LV* consecutive = B_.CreateAndReduce(B_.CreateICmpEQ(host, B_.CreateAdd(splat(first, L), llvm::ConstantVector::get(step))));
-      llvm::BasicBlock* vec = llvm::BasicBlock::Create(C_, "contiguous", F_);
-      llvm::BasicBlock* gat = llvm::BasicBlock::Create(C_, "gather", F_);
-      llvm::BasicBlock* join = llvm::BasicBlock::Create(C_, "loaded", F_);
-      B_.CreateCondBr(consecutive, vec, gat);
-      B_.SetInsertPoint(vec);
-      LV* a = B_.CreateMaskedLoad(mt, B_.CreateIntToPtr(first, ptrTy()), align, on, zero);
-      B_.CreateBr(join);
-      B_.SetInsertPoint(gat);
-      LV* g = B_.CreateMaskedGather(mt, B_.CreateIntToPtr(host, vecOf(ptrTy(), L)), align, on, zero);
-      B_.CreateBr(join);
-      B_.SetInsertPoint(join);
-      llvm::PHINode* phi = B_.CreatePHI(mt, 2);
-      phi->addIncoming(a, vec);
-      phi->addIncoming(g, gat);
-      m = phi;
-    }
-    LV* v = memToStore(m, d);
-    if (d == DType::I1) v = B_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
-    if (other) v = B_.CreateSelect(on, v, load(other, i, L));
-    store(r, i, v);
+    store(r, i, loadChunk(op, load(ptrs, i, L), mask ? load(mask, i, L) : allOn(L), other ? load(other, i, L) : nullptr, L));
   });
 }
 
@@ -940,51 +1205,14 @@ void ProgramEmitter::emitStore(const Op& op) {
   const tl::Value* ptrs = op.operand(0);
   const tl::Value* val = op.operand(1);
   const tl::Value* mask = op.numOperands() > 2 ? op.operand(2) : nullptr;
-  const DType d = ptrs->type.dtype;
-  const int64_t esize = dtypeBytes(d);
-  checkAccess(op, ptrs, mask, esize);
-  LV* delta = ctxField(0);
-  LV* shadow = opts_.trackStores ? ctxField(1) : nullptr;
-  const llvm::Align align(static_cast<uint64_t>(esize));
-  auto storeChunk = [&](LV* p, LV* on, LV* x, int L) {
-    LV* host = B_.CreateAdd(p, splat(delta, L));
-    LV* m = storeToMem(x, d);
-    if (L == 1) {
-      B_.CreateMaskedStore(m, B_.CreateIntToPtr(B_.CreateExtractElement(host, uint64_t(0)), ptrTy()), align, on);
-    } else {
-      LV* first = B_.CreateExtractElement(host, uint64_t(0));
-      std::vector<llvm::Constant*> step;
-      for (int k = 0; k < L; ++k) step.push_back(B_.getInt64(static_cast<uint64_t>(k * esize)));
-      LV* consecutive = B_.CreateAndReduce(B_.CreateICmpEQ(host, B_.CreateAdd(splat(first, L), llvm::ConstantVector::get(step))));
-      llvm::BasicBlock* vec = llvm::BasicBlock::Create(C_, "contiguous", F_);
-      llvm::BasicBlock* sca = llvm::BasicBlock::Create(C_, "scatter", F_);
-      llvm::BasicBlock* join = llvm::BasicBlock::Create(C_, "stored", F_);
-      B_.CreateCondBr(consecutive, vec, sca);
-      B_.SetInsertPoint(vec);
-      B_.CreateMaskedStore(m, B_.CreateIntToPtr(first, ptrTy()), align, on);
-      B_.CreateBr(join);
-      B_.SetInsertPoint(sca);
-      B_.CreateMaskedScatter(m, B_.CreateIntToPtr(host, vecOf(ptrTy(), L)), align, on);
-      B_.CreateBr(join);
-      B_.SetInsertPoint(join);
-    }
-    if (shadow) {
-      LV* at = B_.CreateIntToPtr(B_.CreateAdd(p, splat(shadow, L)), vecOf(ptrTy(), L));
-      B_.CreateMaskedScatter(llvm::ConstantInt::get(vecOf(i8(), L), 1), at, llvm::Align(1), on);
-    }
-  };
+  checkAccess(op, ptrs, mask, dtypeBytes(ptrs->type.dtype));
   if (ptrs->type.isScalar()) {
-    LV* x = scalarOf(val);
-    if (x->getType() == i1()) x = B_.CreateZExt(x, i8());
-    storeChunk(B_.CreateVectorSplat(1, scalarOf(ptrs)), B_.CreateVectorSplat(1, mask ? scalarOf(mask) : B_.getTrue()),
-               B_.CreateVectorSplat(1, x), 1);
+    storeChunk(op, B_.CreateVectorSplat(1, scalarOf(ptrs)), B_.CreateVectorSplat(1, mask ? scalarOf(mask) : B_.getTrue()),
+               B_.CreateVectorSplat(1, scalarOf(val)), 1);
     return;
   }
   chunks(ptrs->type.numel(), [&](LV* i, int L) {
-    LV* on = mask ? load(mask, i, L) : llvm::Constant::getAllOnesValue(vecOf(i1(), L));
-    LV* x = load(val, i, L);
-    if (x->getType()->getScalarType() == i1()) x = B_.CreateZExt(x, vecOf(i8(), L));
-    storeChunk(load(ptrs, i, L), on, x, L);
+    storeChunk(op, load(ptrs, i, L), mask ? load(mask, i, L) : allOn(L), load(val, i, L), L);
   });
 }
 

@@ -161,6 +161,7 @@ CpuKernel compileKernel(const Function& fn, const CpuTarget& target, const Codeg
     helpers[(*jit)->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported};
   };
   bind("tl_cpu_check_access", &tl_cpu_check_access);
+  bind("tl_cpu_quick_check", &tl_cpu_quick_check);
   bind("tl_cpu_fail", &tl_cpu_fail);
   bind("tl_cpu_atomic", &tl_cpu_atomic);
   bind("tl_cpu_print", &tl_cpu_print);

@@ -236,15 +236,21 @@ RunStats runKernel(const CpuKernel& kernel, const Function& fn, const LaunchConf
 using tl::cpu::CpuContext;
 using tl::cpu::RunState;
 
+int32_t tl_cpu_quick_check(const CpuContext* ctx, int32_t op, uint64_t lo, uint64_t hiEnd, uint64_t misaligned) {
+  if (lo >= hiEnd) return 0;
+  RunState& s = tl::cpu::stateOf(ctx);
+  const tl::Type& pt = s.kernel.ops[static_cast<size_t>(op)]->operand(0)->type;
+  const tl::Buffer* b = s.memory.resolve(lo, hiEnd - lo);
+  return b && b->dtype == pt.dtype && misaligned == 0 ? 0 : 1;
+}
+
 int32_t tl_cpu_check_access(const CpuContext* ctx, int32_t op, uint64_t lo, uint64_t hiEnd, uint64_t misaligned,
                             const uint64_t* ptrs, const uint8_t* mask, int64_t n, int64_t pid0, int64_t pid1, int64_t pid2) {
-  if (lo >= hiEnd) return 0;  // nothing active
+  if (tl_cpu_quick_check(ctx, op, lo, hiEnd, misaligned) == 0) return 0;
   RunState& s = tl::cpu::stateOf(ctx);
   const tl::Op& o = *s.kernel.ops[static_cast<size_t>(op)];
   const tl::Type& pt = o.operand(0)->type;
   const uint64_t size = static_cast<uint64_t>(tl::dtypeBytes(pt.dtype));
-  const tl::Buffer* b = s.memory.resolve(lo, hiEnd - lo);
-  if (b && b->dtype == pt.dtype && misaligned == 0) return 0;
   // Element by element, in order: the first bad one is reported (tl-block's messages).
   for (int64_t i = 0; i < n; ++i) {
     if (mask && !mask[i]) continue;
