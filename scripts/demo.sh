@@ -20,10 +20,13 @@ echo
 echo "=== 4. tl-ptx: LLVM NVPTX -> PTX, ptxas; run, timed and checked on the GPU when there is one ==="
 "$B"/stages/ptx/tl-ptx "$K"
 echo
-echo "=== 5. tl-sim: what a profiler would show on an H200: sectors, bank conflicts, DRAM, occupancy, time, fusion ==="
+echo "=== 5. tl-cpu: the same block IR compiled for this CPU with LLVM (vector loops, every core), timed and checked against tl-scalar ==="
+"$B"/stages/cpu/tl-cpu "$K" --runs 20
+echo
+echo "=== 6. tl-sim: what a profiler would show on an H200: sectors, bank conflicts, DRAM, occupancy, time, fusion ==="
 "$B"/stages/sim/tl-sim "$K"
 echo
-echo "=== 6. tl-viz: every stage linked line by line, sectors per lane, occupancy, the timeline, fusion, H200 timings ==="
+echo "=== 7. tl-viz: every stage linked line by line, sectors per lane, occupancy, the timeline, fusion, H200 timings ==="
 if [[ -x "$B"/viz/tl-viz ]]; then
   if [[ -n "${DISPLAY:-}" ]]; then
     echo "(opens a window; close it to go on)"
@@ -37,7 +40,7 @@ else
   echo "tl-viz was not built (needs libimgui-dev libglfw3-dev libgl-dev; scripts/install-deps.sh installs them)"
 fi
 echo
-echo "=== 7. tl-grade: the course's grader, no GPU: a student's starter and the reference solution of lab 1 ==="
+echo "=== 8. tl-grade: the course's grader, no GPU: a student's starter and the reference solution of lab 1 ==="
 "$B"/labs/grader/tl-grade labs/01-coalescing labs/01-coalescing/starter.tl || true   # the starter fails on purpose
 "$B"/labs/grader/tl-grade labs/01-coalescing labs/01-coalescing/solution.tl --quiet
 echo
