@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -210,6 +211,7 @@ RunStats runKernel(const CpuKernel& kernel, const Function& fn, const LaunchConf
       pool.run(job);
       stats.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       if (state.error) break;
+      if (opts.budgetMs > 0 && std::accumulate(stats.ms.begin(), stats.ms.end(), 0.0) >= opts.budgetMs) break;
     }
   }
   if (opts.print)

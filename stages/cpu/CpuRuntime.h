@@ -30,6 +30,7 @@ struct RunOptions {
   int64_t maxIterations = 0;     // loop iterations per program; 0: kDefaultMaxIterations (or --max-steps)
   DeviceOutput* print = nullptr;  // where device_print goes (nullptr: nowhere)
   int repeat = 1;                // run the grid this many times (timing), over the same memory
+  double budgetMs = 0;           // > 0: stop repeating once the runs took this long (at least one run)
 };
 
 inline constexpr int64_t kDefaultMaxIterations = 1'000'000'000;

@@ -17,9 +17,12 @@
 #include <iostream>
 
 #include "block/BlockInterpreter.h"
+#include "cpu/CpuResults.h"
 #include "cpu/CpuRuntime.h"
 #include "ir/Pass.h"
 #include "ir/Printer.h"
+#include "runtime/Hash.h"
+#include "runtime/Work.h"
 #include "runtime/Driver.h"
 #include "scalar/ScalarInterpreter.h"
 
@@ -29,8 +32,10 @@ struct CpuStageOptions {
   int threads = 0;
   std::string isa;
   bool printLLVM = false, printAsm = false, noRun = false;
-  int runs = 0;
+  int runs = 10;
+  double budgetMs = 2000;
   std::string checkStage = "scalar";
+  std::string resultsDir = "out/results-cpu";
 };
 
 double median(std::vector<double> v) {
@@ -53,8 +58,10 @@ int main(int argc, char** argv) {
   app.add_flag("--print-llvm", o.printLLVM, "Print the optimized LLVM IR");
   app.add_flag("--print-asm", o.printAsm, "Print the x86 assembly");
   app.add_flag("--no-run", o.noRun, "Only compile (with --print-ir / --print-llvm / --print-asm)");
-  app.add_option("--runs", o.runs, "Also time the kernel this many times (median and min; store tracking off)")
-      ->check(CLI::Range(1, 100000));
+  app.add_option("--runs", o.runs,
+                 "Time the kernel this many times, or fewer once 2 s have passed (median and min; store tracking off; 0: no timing)")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--results-dir", o.resultsDir, "Where the results JSON goes (DIR/<kernel>.json)");
   app.add_option("--check-stage", o.checkStage, "The stage-agreement reference: scalar or block (faster, for big launches)")
       ->check(CLI::IsMember({"scalar", "block"}));
   if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
@@ -70,7 +77,9 @@ int main(int argc, char** argv) {
   return tl::runStage("tl-cpu", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
     std::unique_ptr<tl::Function> reference = tl::cloneFunction(*k.ir);
     tl::PassManager pm = tl::blockPipeline();
+    auto start = std::chrono::steady_clock::now();
     pm.run(*k.ir);
+    const double passMs = tl::msSince(start);
     if (opts.printIR) out << tl::printFunction(*k.ir);
 
     tl::cpu::JitOptions jo;
@@ -101,7 +110,31 @@ int main(int argc, char** argv) {
     print.finish();
     if (!opts.quiet)
       out << "   tl-cpu: " << tl::plural(stats.programs, "program") << " on " << tl::plural(stats.threads, "thread") << " in "
-          << tl::formatMs(stats.ms.at(0)) << "\n";
+          << tl::formatMs(stats.ms.at(0)) << " (checked run: store tracking on)\n";
+
+    tl::cpu::CpuResults r;
+    r.toolVersion = tl::toolVersion();
+    r.timestamp = tl::utcTimestamp();
+    r.kernel = k.ir->name;
+    r.source = k.path;
+    r.sourceSha256 = tl::sha256Hex(k.parsed->file->text());
+    for (const auto& [name, value] : k.launch.names)
+      if (name != "grid" && name != "num_warps" && !k.launch.buffer(name)) r.sizes.emplace_back(name, value);
+    r.grid = k.launch.grid;
+    for (const auto& [name, type] : k.spec.paramTypes) r.dtypes[name] = type.str();
+    r.cpuModel = tl::cpu::cpuModelName();
+    r.isa = target.isa;
+    r.vectorBytes = target.vectorBytes;
+    r.libmvec = target.vectorMath;
+    r.threads = stats.threads;
+    r.frontEndMs = k.compileMs;
+    r.passesMs = passMs;
+    r.llvmIrMs = kernel.times.codegenMs;
+    r.optimizeMs = kernel.times.optimizeMs;
+    r.jitMs = kernel.times.jitMs;
+    for (const tl::Buffer& b : memory.buffers()) r.bytes += double(b.bytes.size());
+    r.flops = tl::dotFlops(*k.ir, k.launch);
+
     if (o.runs > 0 && !kernel.prints) {
       tl::cpu::CodegenOptions untracked;
       untracked.trackStores = false;
@@ -110,11 +143,21 @@ int main(int argc, char** argv) {
       tl::cpu::RunOptions to = ro;
       to.print = nullptr;
       to.repeat = o.runs + 1;  // the first run warms caches and pages
+      to.budgetMs = o.budgetMs;
       tl::cpu::RunStats t = tl::cpu::runKernel(timed, *k.ir, k.launch, scratch, to);
-      t.ms.erase(t.ms.begin());
-      out << "   tl-cpu: median " << std::setprecision(4) << median(t.ms) << " ms, min "
-          << *std::min_element(t.ms.begin(), t.ms.end()) << " ms over " << t.ms.size() << " runs on "
-          << tl::plural(t.threads, "thread") << "\n";
+      if (t.ms.size() > 1) t.ms.erase(t.ms.begin());
+      r.runs = static_cast<int>(t.ms.size());
+      r.medianMs = median(t.ms);
+      r.minMs = *std::min_element(t.ms.begin(), t.ms.end());
+      r.gbps = r.medianMs > 0 ? r.bytes / (r.medianMs * 1e-3) / 1e9 : 0;
+      r.gflops = r.medianMs > 0 ? r.flops / (r.medianMs * 1e-3) / 1e9 : 0;
+      if (!opts.quiet) {
+        out << "   tl-cpu: median " << tl::formatMs(r.medianMs) << ", min " << tl::formatMs(r.minMs) << " over "
+            << r.runs << " runs on " << tl::plural(t.threads, "thread") << ": " << std::setprecision(3) << r.gbps
+            << " GB/s of compulsory traffic";
+        if (r.flops > 0) out << ", " << r.gflops << " GFLOP/s";
+        out << "\n";
+      }
     }
     if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
     if (opts.noCheck && !opts.quiet) tl::printOutputSummary(memory, out);
@@ -123,6 +166,16 @@ int main(int argc, char** argv) {
                        tl::runBlock(fn, launch, mem);
                      }};
     const tl::Engine& against = o.checkStage == "block" ? block : scalar;
-    return tl::checkStageOutputs(k, memory, opts, scalar, &against, reference.get(), out);
+    tl::CheckReport report;
+    const bool pass = tl::checkStageOutputs(k, memory, opts, scalar, &against, reference.get(), out, &report);
+    for (const tl::CheckedOutput& c : report.outputs) {
+      if (c.kind != tl::CheckAgainst::Stage) continue;
+      r.reference = against.name;
+      r.outputs.push_back({c.output, c.cmp.pass, c.cmp.maxAbsErr, c.cmp.maxRelErr, c.cmp.mismatches});
+    }
+    if (!opts.noCheck || !report.outputs.empty()) r.check = pass ? "PASS" : "FAIL";
+    const std::string file = tl::cpu::writeResults(r, o.resultsDir);
+    if (!opts.quiet) out << "   results: " << file << "\n";
+    return pass;
   });
 }

@@ -38,6 +38,8 @@
 // host name could lose its temporary: its store then fails, it never leaves a broken entry.)
 #pragma once
 
+#include "runtime/AtomicFile.h"  // writeFileAtomic
+
 #include <nlohmann/json.hpp>
 
 #include <memory>
@@ -54,9 +56,6 @@
 
 namespace tl {
 
-// Writes `data` to `path` atomically: a temporary file in the same directory, then rename(2).
-// Returns false with *error set when it cannot (the temporary file is removed).
-bool writeFileAtomic(const std::string& path, std::string_view data, std::string* error);
 
 // Everything the compiled code depends on. Each field is hashed with its name and length, so
 // no two different keys serialize alike.

@@ -1,0 +1,62 @@
+// tl-cpu's results JSON (contract in CpuResults.h).
+#include "cpu/CpuResults.h"
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "runtime/AtomicFile.h"
+
+namespace tl::cpu {
+
+nlohmann::ordered_json resultsToJson(const CpuResults& r) {
+  using ojson = nlohmann::ordered_json;
+  ojson j;
+  j["schema_version"] = 1;
+  j["tool"] = "tl-cpu";
+  j["tool_version"] = r.toolVersion;
+  j["timestamp"] = r.timestamp;
+  j["kernel"] = r.kernel;
+  j["source"] = r.source;
+  j["source_sha256"] = r.sourceSha256;
+  ojson sizes = ojson::object();
+  for (const auto& [k, v] : r.sizes) sizes[k] = v;
+  j["sizes"] = sizes;
+  j["grid"] = r.grid;
+  j["dtypes"] = r.dtypes;
+  j["cpu"] = {{"model", r.cpuModel}, {"isa", r.isa}, {"vector_bytes", r.vectorBytes}, {"libmvec", r.libmvec}, {"threads", r.threads}};
+  j["time"] = {{"runs", r.runs}, {"median_ms", r.medianMs}, {"min_ms", r.minMs}};
+  j["throughput"] = {{"bytes", r.bytes}, {"gb_per_s", r.gbps}, {"flops", r.flops}, {"gflop_per_s", r.gflops}};
+  j["compile_ms"] = {{"front_end", r.frontEndMs}, {"passes", r.passesMs},   {"llvm_ir", r.llvmIrMs},
+                     {"optimize", r.optimizeMs},  {"jit", r.jitMs},
+                     {"total", r.frontEndMs + r.passesMs + r.llvmIrMs + r.optimizeMs + r.jitMs}};
+  ojson outs = ojson::array();
+  for (const auto& o : r.outputs)
+    outs.push_back({{"name", o.name}, {"pass", o.pass}, {"max_abs_err", o.maxAbsErr}, {"max_rel_err", o.maxRelErr},
+                    {"mismatches", o.mismatches}});
+  j["check"] = {{"result", r.check}, {"reference", r.reference}, {"outputs", outs}};
+  return j;
+}
+
+std::string writeResults(const CpuResults& r, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create results directory " + dir + ": " + ec.message());
+  std::string stem = fs::path(r.source).stem().string();
+  if (stem.empty()) stem = r.kernel;
+  const std::string file = (fs::path(dir) / (stem + ".json")).string();
+  std::string err;
+  if (!writeFileAtomic(file, resultsToJson(r).dump(2) + "\n", &err)) throw std::runtime_error(err);
+  return file;
+}
+
+std::string cpuModelName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+}  // namespace tl::cpu
