@@ -70,6 +70,18 @@ void markDotPrecisions(const Function& fn, ToleranceOverride& tol) {
   });
 }
 
+// An engine whose f32 dots add each product with an FMA (tl-cpu's micro-kernel) rounds every
+// partial sum differently from tl-scalar's separately rounded products; the differences walk
+// like sqrt(K) half-ulps of the running sum. Measured (tl-cpu against tl-block, randn, 1024^3):
+// 6.1e-5 at outputs up to ~150, 4e-7 of the largest; 2^-16 of it covers K to ~64k with margin.
+constexpr double kFmaDotScale = 0x1p-16;
+
+void markFmaDots(const Function& fn, ToleranceOverride& tol) {
+  walk(fn.body, [&](Op& op) {
+    if (op.kind == OpKind::Dot) tol.dotScale = std::max(tol.dotScale, kFmaDotScale);
+  });
+}
+
 Comparison compareBuffers(const Buffer& reference, const Buffer& got, const ToleranceOverride& tol) {
   Comparison c;
   c.name = reference.name;

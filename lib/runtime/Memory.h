@@ -156,6 +156,8 @@ struct ToleranceOverride {
 // Sets tol.tf32Dots when `fn` has a dot with precision "tf32", and tol.dotScale to the largest
 // of its dots' inputs' scales (in any region).
 void markDotPrecisions(const Function& fn, ToleranceOverride& tol);
+// For an engine whose dots use FMAs (tl-cpu): dotScale of at least 2^-16 when `fn` has a dot.
+void markFmaDots(const Function& fn, ToleranceOverride& tol);
 Comparison compareBuffers(const Buffer& reference, const Buffer& got, const ToleranceOverride& tol = {});
 
 }  // namespace tl

@@ -554,6 +554,7 @@ class ProgramEmitter {
   void emitIf(const Op& op);
   void emitWhile(const Op& op);
   void assign(const std::vector<const tl::Value*>& dst, const std::vector<const tl::Value*>& src, const Op& at);
+  void updateInPlace(const Region& body, const std::vector<const tl::Value*>& args);
   LV* spill(const tl::Value* v);
 };
 
@@ -1415,8 +1416,12 @@ void ProgramEmitter::emitScan(const Op& op) {
   });
 }
 
-// out = acc + a @ b: the i-k-j loops, out's row j-vectorized, the k terms added in order (every
-// product and sum rounded, as tl-block).
+// out = acc + a @ b as a register-blocked micro-kernel: out is cut into blocks of MR rows by NV
+// vectors of W lanes (8 x 2 x 16 on AVX-512: 16 accumulators of the 32 zmm registers; 4 x 2
+// vectors below it); for each block the accumulators stay in registers over the whole k loop,
+// each k loading NV vectors of b's row k once and broadcasting MR elements of a's column k into
+// FMAs. The k terms are added in k order with one rounding per term (fma), as the GPU's FMA path
+// does: within tolerance of tl-scalar's separately rounded products.
 void ProgramEmitter::emitDot(const Op& op) {
   const tl::Value* a = op.operand(0);
   const tl::Value* b = op.operand(1);
@@ -1429,41 +1434,62 @@ void ProgramEmitter::emitDot(const Op& op) {
   const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
   const std::string* prec = op.strAttrIf("precision");
   const bool tf32 = prec && *prec == "tf32";
-  auto readA = [&](LV* idx) {
-    LV* v = loadElem(a, idx);
+  // truncToTf32 (runtime/FloatOps.h): the low 13 mantissa bits cleared, inf and NaN kept.
+  auto toTf32 = [&](LV* v) {
     if (!tf32) return v;
-    // truncToTf32: the low 13 mantissa bits cleared, inf and NaN kept.
-    LV* bits = B_.CreateBitCast(v, i32());
-    LV* special = B_.CreateICmpEQ(B_.CreateAnd(bits, c32(0x7f800000)), c32(0x7f800000));
-    return B_.CreateBitCast(B_.CreateSelect(special, bits, B_.CreateAnd(bits, c32(~0x1fff))), f32());
-  };
-  auto truncVec = [&](LV* v) {
-    if (!tf32) return v;
-    llvm::Type* it = vecOf(i32(), vecWidth(v));
+    llvm::Type* it = v->getType()->isVectorTy() ? vecOf(i32(), vecWidth(v)) : i32();
     LV* bits = B_.CreateBitCast(v, it);
     LV* special = B_.CreateICmpEQ(B_.CreateAnd(bits, intConst(it, 0x7f800000)), intConst(it, 0x7f800000));
     return B_.CreateBitCast(B_.CreateSelect(special, bits, B_.CreateAnd(bits, intConst(it, ~0x1fff))), v->getType());
   };
   const bool roundOut = r->type.dtype == DType::F16;
+  const int W = static_cast<int>(std::min<int64_t>(lanes_, N));
+  const int NV = N % (2 * W) == 0 ? 2 : 1;
+  const int64_t MR = std::min<int64_t>(M, lanes_ >= 16 ? 8 : 4);
+  const int64_t rowBlocks = M / MR, rowTail = M % MR, colBlocks = N / (W * NV);
+  const int64_t colTail = N % (W * NV);
+  llvm::Type* vt = vecOf(f32(), W);
+  // One block: rows [i0, i0 + rows), columns [j0, j0 + nv * width).
+  auto block = [&](LV* aBase, LV* bBase, LV* cBase, LV* i0, int64_t rows, LV* j0, int nv, int width) {
+    llvm::Type* bt = vecOf(f32(), width);
+    std::vector<LV*> sums;
+    for (int64_t rr = 0; rr < rows; ++rr)
+      for (int v = 0; v < nv; ++v) {
+        LV* slot = local(bt);
+        LV* at = B_.CreateAdd(cBase, B_.CreateAdd(B_.CreateMul(B_.CreateAdd(i0, c64(rr)), c64(N)), B_.CreateAdd(j0, c64(v * width))));
+        B_.CreateStore(load(acc, at, width), slot);
+        sums.push_back(slot);
+      }
+    loop(0, K, 1, [&](LV* k) {
+      std::vector<LV*> bv;
+      for (int v = 0; v < nv; ++v)
+        bv.push_back(toTf32(load(b, B_.CreateAdd(bBase, B_.CreateAdd(B_.CreateMul(k, c64(N)), B_.CreateAdd(j0, c64(v * width)))), width)));
+      for (int64_t rr = 0; rr < rows; ++rr) {
+        LV* ai = splat(toTf32(loadElem(a, B_.CreateAdd(aBase, B_.CreateAdd(B_.CreateMul(B_.CreateAdd(i0, c64(rr)), c64(K)), k)))), width);
+        for (int v = 0; v < nv; ++v) {
+          LV* slot = sums[static_cast<size_t>(rr * nv + v)];
+          B_.CreateStore(B_.CreateIntrinsic(llvm::Intrinsic::fma, {bt}, {ai, bv[static_cast<size_t>(v)], B_.CreateLoad(bt, slot)}), slot);
+        }
+      }
+    });
+    for (int64_t rr = 0; rr < rows; ++rr)
+      for (int v = 0; v < nv; ++v) {
+        LV* x = B_.CreateLoad(bt, sums[static_cast<size_t>(rr * nv + v)]);
+        LV* at = B_.CreateAdd(cBase, B_.CreateAdd(B_.CreateMul(B_.CreateAdd(i0, c64(rr)), c64(N)), B_.CreateAdd(j0, c64(v * width))));
+        store(r, at, roundOut ? roundTo(x, DType::F16) : x);
+      }
+  };
+  (void)vt;
   loop(0, batch, 1, [&](LV* bi) {
     LV* aBase = B_.CreateMul(bi, c64(M * K));
     LV* bBase = B_.CreateMul(bi, c64(K * N));
     LV* cBase = B_.CreateMul(bi, c64(M * N));
-    loop(0, M, 1, [&](LV* i) {
-      LV* row = B_.CreateAdd(cBase, B_.CreateMul(i, c64(N)));
-      chunks(N, [&](LV* j, int L) {
-        llvm::Type* vt = vecOf(f32(), L);
-        LV* sum = local(vt);
-        B_.CreateStore(load(acc, B_.CreateAdd(row, j), L), sum);
-        loop(0, K, 1, [&](LV* k) {
-          LV* aik = splat(readA(B_.CreateAdd(aBase, B_.CreateAdd(B_.CreateMul(i, c64(K)), k))), L);
-          LV* bkj = truncVec(load(b, B_.CreateAdd(bBase, B_.CreateAdd(B_.CreateMul(k, c64(N)), j)), L));
-          B_.CreateStore(B_.CreateFAdd(B_.CreateLoad(vt, sum), B_.CreateFMul(aik, bkj)), sum);
-        });
-        LV* v = B_.CreateLoad(vt, sum);
-        store(r, B_.CreateAdd(row, j), roundOut ? roundTo(v, DType::F16) : v);
-      });
-    });
+    auto rowsFrom = [&](LV* i0, int64_t rows) {
+      loop(0, colBlocks, 1, [&](LV* jb) { block(aBase, bBase, cBase, i0, rows, B_.CreateMul(jb, c64(W * NV)), NV, W); });
+      if (colTail) loop(N - colTail, N, 1, [&](LV* j) { block(aBase, bBase, cBase, i0, rows, j, 1, 1); });
+    };
+    loop(0, rowBlocks, 1, [&](LV* ib) { rowsFrom(B_.CreateMul(ib, c64(MR)), MR); });
+    if (rowTail) rowsFrom(c64(M - rowTail), rowTail);
   });
 }
 
@@ -1491,6 +1517,30 @@ void ProgramEmitter::assign(const std::vector<const tl::Value*>& dst, const std:
   for (auto& t : temps) slot_.erase(t.get());
 }
 
+// A carried tile the body reads once, in the op that makes the value yielded in its place (acc
+// = tl.dot(a, b, acc), acc += x): that op writes the carried array itself, and the yield copies
+// nothing. Safe because such an op reads each chunk of the carried value before it writes the
+// same chunk (elementwise ops; dot: each block's accumulators are loaded before they are
+// stored, and blocks are disjoint), and nothing else reads it.
+void ProgramEmitter::updateInPlace(const Region& body, const std::vector<const tl::Value*>& args) {
+  const Op* y = body.terminator();
+  if (!y || y->kind != OpKind::Yield) return;
+  for (size_t k = 0; k < args.size() && k < y->numOperands(); ++k) {
+    const tl::Value* arg = args[k];
+    const tl::Value* v = y->operand(k);
+    if (!arg->type.isTile() || !v->def || v->def->parent != &body || users_[arg].size() != 1 || users_[v].size() != 1) continue;
+    const Op& def = *v->def;
+    const bool dot = def.kind == OpKind::Dot && def.operand(2) == arg && def.operand(0) != arg && def.operand(1) != arg;
+    bool elementwise = def.info().category == OpCategory::Elementwise && def.numResults() == 1 && v->type == arg->type;
+    if (elementwise) {
+      int reads = 0;
+      for (const tl::Value* o : def.operands) reads += o == arg;
+      elementwise = reads == 1;
+    }
+    if ((dot || elementwise) && !slot_.count(v)) shareSlot(v, arg);
+  }
+}
+
 void ProgramEmitter::emitFor(const Op& op) {
   const Region& body = op.region(0);
   const size_t carried = op.numResults();
@@ -1510,6 +1560,7 @@ void ProgramEmitter::emitFor(const Op& op) {
     if (body.arg(k + 1)->type.isTile()) shareSlot(op.result(k), body.arg(k + 1));
   }
   assign(args, inits, op);
+  updateInPlace(body, args);
   llvm::BasicBlock* pre = B_.GetInsertBlock();
   llvm::BasicBlock* head = llvm::BasicBlock::Create(C_, "for", F_);
   llvm::BasicBlock* bodyBB = llvm::BasicBlock::Create(C_, "for.body", F_);

@@ -8,6 +8,8 @@
 //     order than tl-scalar's: equal within rounding);
 //   - with CpuTarget::vectorMath, exp / log / sin / cos / pow and their kin on whole vectors
 //     call glibc's libmvec (at most 4 ulp from libm's float functions, which tl-scalar calls);
+//   - dot adds each product with an FMA (one rounding per term, as the GPU's FMA path): within
+//     markFmaDots' tolerance (runtime/Memory.h) of tl-scalar;
 //   - two elements of one store that write one address are not reported (tl-block does):
 //     the last one in row-major order wins, as on most GPUs.
 // Every tile is an array in the caller's scratch memory at a fixed offset; every op on a tile

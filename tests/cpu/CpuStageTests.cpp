@@ -60,6 +60,24 @@ bool sameBytes(const Memory& a, const Memory& b, std::string& which) {
   return true;
 }
 
+// Every output of `want` against `got`, at the tolerance of the kernel's dots (tensor-core
+// precisions, and tl-cpu's FMAs).
+void expectOutputsMatch(const Memory& want, const Memory& got, const Function& fn, const std::string& what) {
+  ToleranceOverride tol;
+  markDotPrecisions(fn, tol);
+  markFmaDots(fn, tol);
+  int checked = 0;
+  for (const Buffer& b : want.buffers()) {
+    if (!b.output) continue;
+    const Buffer* g = got.find(b.name);
+    ASSERT_NE(g, nullptr) << b.name;
+    Comparison c = compareBuffers(b, *g, tol);
+    EXPECT_TRUE(c.pass) << what << ": " << b.name << ": max abs err " << c.maxAbsErr << ", " << c.mismatches << " mismatches";
+    ++checked;
+  }
+  EXPECT_GT(checked, 0) << "the launch marks no buffer output=True";
+}
+
 // --- kernels/*.tl ---------------------------------------------------------------------------------
 
 using KernelParam = std::tuple<e2e::KernelCase, e2e::Size>;
@@ -74,7 +92,7 @@ TEST_P(CpuKernelRun, HostIsaVsScalar) {
   ASSERT_TRUE(opt) << error;
   Memory memory = Memory::fromLaunch(ref.compiled.launch);
   ASSERT_EQ(runCpu(ref.compiled, *opt, memory, host(), 2), "");
-  e2e::expectOutputsMatch(ref, memory, "tl-cpu (" + host().isa + ", 2 threads)");
+  expectOutputsMatch(ref.memory, memory, *ref.compiled.fn, "tl-cpu (" + host().isa + ", 2 threads)");
   for (const Buffer& b : memory.buffers()) {
     if (!b.output) continue;
     EXPECT_EQ(unwrittenElements(b).count, unwrittenElements(*ref.memory.find(b.name)).count) << b.name;
@@ -93,7 +111,7 @@ TEST_P(CpuKernelRun, SseOneThreadVsScalar) {
   ASSERT_TRUE(opt) << error;
   Memory memory = Memory::fromLaunch(ref.compiled.launch);
   ASSERT_EQ(runCpu(ref.compiled, *opt, memory, sse(), 1), "");
-  e2e::expectOutputsMatch(ref, memory, "tl-cpu (sse4.2, 1 thread)");
+  expectOutputsMatch(ref.memory, memory, *ref.compiled.fn, "tl-cpu (sse4.2, 1 thread)");
 }
 
 TEST_P(CpuKernelRun, ThreadCountDoesNotChangeResults) {
@@ -137,16 +155,7 @@ TEST_P(CpuTriton, VsScalar) {
   ASSERT_TRUE(opt) << error;
   Memory memory = Memory::fromLaunch(ref.compiled.launch);
   ASSERT_EQ(runCpu(ref.compiled, *opt, memory, host(), 2), "");
-  int checked = 0;
-  for (const Buffer& want : ref.memory.buffers()) {
-    if (!want.output) continue;
-    ToleranceOverride tol;
-    markDotPrecisions(*ref.compiled.fn, tol);
-    Comparison c = compareBuffers(want, *memory.find(want.name), tol);
-    EXPECT_TRUE(c.pass) << want.name << ": max abs err " << c.maxAbsErr << ", " << c.mismatches << " mismatches";
-    ++checked;
-  }
-  EXPECT_GT(checked, 0);
+  expectOutputsMatch(ref.memory, memory, *ref.compiled.fn, "tl-cpu");
 }
 
 std::vector<TritonParam> tritonParams() {
@@ -210,12 +219,9 @@ TEST_P(CpuCorpus, AgreesWithBlock) {
   workLimits().maxSteps = 0;
   ASSERT_EQ(cpuError, blockError);
   if (!blockError.empty()) return;
-  ToleranceOverride tol;
-  markDotPrecisions(*fn, tol);
+  expectOutputsMatch(want, got, *fn, "tl-cpu against tl-block");
   for (const Buffer& b : want.buffers()) {
     if (!b.output) continue;
-    Comparison c = compareBuffers(b, *got.find(b.name), tol);
-    EXPECT_TRUE(c.pass) << b.name << ": max abs err " << c.maxAbsErr << ", " << c.mismatches << " mismatches";
     EXPECT_EQ(unwrittenElements(*got.find(b.name)).count, unwrittenElements(b).count) << b.name;
   }
 }
