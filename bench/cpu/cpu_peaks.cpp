@@ -41,19 +41,25 @@ __attribute__((target("avx512f"))) float fmaAvx512(long iters) {
   __m512 acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_ps(1.0f + c * 1e-3f);
   const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
-  for (long i = 0; i < iters; ++i)
+  for (long i = 0; i < iters; ++i) {
+#pragma GCC unroll 12
     for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
+  }
   __m512 s = acc[0];
   for (int c = 1; c < kChains; ++c) s = _mm512_add_ps(s, acc[c]);
-  return _mm512_reduce_add_ps(s);
+  float out[16];
+  _mm512_storeu_ps(out, s);
+  return out[0] + out[15];
 }
 
 __attribute__((target("avx2,fma"))) float fmaAvx2(long iters) {
   __m256 acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = _mm256_set1_ps(1.0f + c * 1e-3f);
   const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
-  for (long i = 0; i < iters; ++i)
+  for (long i = 0; i < iters; ++i) {
+#pragma GCC unroll 12
     for (int c = 0; c < kChains; ++c) acc[c] = _mm256_fmadd_ps(acc[c], a, b);
+  }
   __m256 s = acc[0];
   for (int c = 1; c < kChains; ++c) s = _mm256_add_ps(s, acc[c]);
   float out[8];

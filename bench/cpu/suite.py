@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""The CPU side of issue 14's benchmark suite: the same .tl kernels compiled by tl-cpu, beside
+PyTorch CPU and numpy doing the same op, at small, medium and large shapes, on one thread and on
+every thread, on whatever machine runs it; plus the machine's measured peaks (cpu_peaks).
+
+    python3 bench/cpu/suite.py --tl-cpu build/stages/cpu/tl-cpu --peaks build/bench/cpu_peaks \
+        --out bench/results/cpu/suite_<machine>     # writes <out>.json and <out>.md
+
+Every tl-cpu run is checked (against tl-block at these sizes) and timed by tl-cpu itself (its
+results JSON: the median of up to 10 runs after one warm-up, store tracking off). PyTorch and
+numpy are timed the same way here: one warm-up, then the median of up to 10 calls, at the same
+thread count (torch.set_num_threads; numpy's BLAS through OPENBLAS_NUM_THREADS in a
+subprocess). Ratios are tl-cpu's speed over theirs, from one run of this script.
+GB/s counts the compulsory traffic (every buffer once), as tl-ptx and tl-cpu report it.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# kernel -> its file, the sizes (tl-cpu --set overrides) and what PyTorch / numpy run for it.
+KERNELS = {
+    "vector_add": {
+        "file": "kernels/vector_add.tl",
+        "sizes": {"small": {"N": 1 << 16}, "medium": {"N": 1 << 20}, "large": {"N": 1 << 26}},
+        "shape": lambda s: [s["N"]],
+        "torch": "add",
+        "numpy": "add",
+    },
+    "softmax": {
+        "file": "kernels/softmax.tl",
+        "sizes": {"small": {"M": 256, "N": 1024}, "medium": {"M": 4096, "N": 1024}, "large": {"M": 65536, "N": 1024}},
+        "shape": lambda s: [s["M"], s["N"]],
+        "torch": "softmax",
+    },
+    "layernorm": {
+        "file": "kernels/layernorm_row.tl",
+        "sizes": {"small": {"M": 128, "N": 1024}, "medium": {"M": 1024, "N": 4096}, "large": {"M": 4096, "N": 8192}},
+        "shape": lambda s: [s["M"], s["N"]],
+        "torch": "layer_norm",
+    },
+    "rmsnorm": {
+        "file": "kernels/rmsnorm.tl",
+        "sizes": {"small": {"M": 128, "N": 1024}, "medium": {"M": 1024, "N": 4096}, "large": {"M": 4096, "N": 8192}},
+        "shape": lambda s: [s["M"], s["N"]],
+        "torch": "rms_norm",
+    },
+    "bias_gelu": {
+        "file": "kernels/bias_gelu.tl",
+        "sizes": {"small": {"M": 256, "N": 256}, "medium": {"M": 2048, "N": 2048}, "large": {"M": 8192, "N": 8192}},
+        "shape": lambda s: [s["M"], s["N"]],
+        "torch": "bias_gelu",
+    },
+    "matmul": {
+        "file": "kernels/matmul.tl",
+        "sizes": {
+            "small": {"M": 256, "N": 256, "K": 256, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+            "medium": {"M": 1024, "N": 1024, "K": 1024, "BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 32},
+            "large": {"M": 2048, "N": 2048, "K": 2048, "BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 32},
+        },
+        "shape": lambda s: [s["M"], s["N"], s["K"]],
+        "torch": "mm",
+        "numpy": "matmul",
+    },
+}
+
+
+def median_ms(fn, runs=10, budget_s=2.0):
+    fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < runs and (not times or time.perf_counter() - start < budget_s):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
+def torch_ms(op, shape, threads):
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(threads)
+    g = torch.Generator().manual_seed(1)
+    if op == "add":
+        x, y = torch.randn(shape, generator=g), torch.randn(shape, generator=g)
+        o = torch.empty(shape)
+        return median_ms(lambda: torch.add(x, y, out=o))
+    if op == "softmax":
+        x = torch.randn(shape, generator=g)
+        return median_ms(lambda: torch.softmax(x, dim=1))
+    if op == "layer_norm":
+        x = torch.randn(shape, generator=g)
+        w, b = torch.rand(shape[1], generator=g) + 0.5, torch.randn(shape[1], generator=g) * 0.1
+        return median_ms(lambda: torch.nn.functional.layer_norm(x, (shape[1],), w, b, 1e-5))
+    if op == "rms_norm":
+        x = torch.randn(shape, generator=g)
+        w = torch.rand(shape[1], generator=g) + 0.5
+        return median_ms(lambda: torch.nn.functional.rms_norm(x, (shape[1],), w, 1e-6))
+    if op == "bias_gelu":
+        x, b = torch.randn(shape, generator=g), torch.randn(shape[1], generator=g)
+        return median_ms(lambda: torch.nn.functional.gelu(x + b, approximate="tanh"))
+    if op == "mm":
+        m, n, k = shape
+        a, bb = torch.randn(m, k, generator=g), torch.randn(k, n, generator=g)
+        return median_ms(lambda: torch.mm(a, bb))
+    return None
+
+
+NUMPY_CHILD = r"""
+import sys, json, time, statistics
+import numpy as np
+op, shape = sys.argv[1], json.loads(sys.argv[2])
+rng = np.random.default_rng(1)
+def med(fn):
+    fn(); ts = []; st = time.perf_counter()
+    while len(ts) < 10 and (not ts or time.perf_counter() - st < 2.0):
+        t = time.perf_counter(); fn(); ts.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(ts)
+if op == "add":
+    x = rng.standard_normal(shape, dtype=np.float32); y = rng.standard_normal(shape, dtype=np.float32); o = np.empty_like(x)
+    print(med(lambda: np.add(x, y, out=o)))
+else:
+    m, n, k = shape
+    a = rng.standard_normal((m, k), dtype=np.float32); b = rng.standard_normal((k, n), dtype=np.float32)
+    print(med(lambda: a @ b))
+"""
+
+
+def numpy_ms(op, shape, threads):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    r = subprocess.run([sys.executable, "-c", NUMPY_CHILD, op, json.dumps(shape)], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        return None
+    return float(r.stdout.strip())
+
+
+def tl_cpu(exe, kernel, sets, threads, results_dir):
+    cmd = [exe, KERNELS[kernel]["file"], "--threads", str(threads), "--check-stage", "block", "--results-dir", results_dir]
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    stem = os.path.splitext(os.path.basename(KERNELS[kernel]["file"]))[0]
+    with open(os.path.join(results_dir, stem + ".json")) as f:
+        j = json.load(f)
+    return j, r.returncode, " ".join(cmd)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tl-cpu", required=True)
+    ap.add_argument("--peaks", help="the cpu_peaks executable (its JSON goes into the results)")
+    ap.add_argument("--out", required=True, help="output path without extension (.json and .md are written)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--kernels", default=",".join(KERNELS))
+    ap.add_argument("--sizes", default="small,medium,large")
+    args = ap.parse_args()
+
+    report = {"machine": os.uname().nodename, "threads": args.threads, "command": " ".join(sys.argv), "rows": []}
+    if args.peaks:
+        p = subprocess.run([args.peaks, "--threads", str(args.threads)], capture_output=True, text=True, check=True)
+        report["peaks"] = json.loads(p.stdout)
+    try:
+        import torch
+        report["torch"] = torch.__version__
+    except ImportError:
+        report["torch"] = None
+    try:
+        import numpy
+        report["numpy"] = numpy.__version__
+    except ImportError:
+        report["numpy"] = None
+
+    results_dir = tempfile.mkdtemp(prefix="tl-cpu-suite-")
+    for kernel in args.kernels.split(","):
+        spec = KERNELS[kernel]
+        for size in args.sizes.split(","):
+            sets = spec["sizes"][size]
+            shape = spec["shape"](sets)
+            for threads in sorted({1, args.threads}):
+                j, rc, cmd = tl_cpu(args.tl_cpu, kernel, sets, threads, results_dir)
+                row = {
+                    "kernel": kernel, "size": size, "shape": shape, "threads": threads, "command": cmd,
+                    "check": j["check"]["result"] if rc == 0 else "FAIL",
+                    "isa": j["cpu"]["isa"], "tl_cpu_ms": j["time"]["median_ms"], "bytes": j["throughput"]["bytes"],
+                    "flops": j["throughput"]["flops"], "compile_ms": j["compile_ms"]["total"],
+                }
+                row["torch_ms"] = torch_ms(spec["torch"], shape, threads) if spec.get("torch") else None
+                row["numpy_ms"] = numpy_ms(spec["numpy"], shape, threads) if spec.get("numpy") and report["numpy"] else None
+                report["rows"].append(row)
+                print(json.dumps(row), flush=True)
+
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out + ".json", "w") as f:
+        json.dump(report, f, indent=2)
+    with open(args.out + ".md", "w") as f:
+        f.write(markdown(report))
+
+
+def rate(row, ms):
+    if ms is None or ms <= 0:
+        return ""
+    if row["flops"]:
+        return f"{row['flops'] / ms / 1e6:.0f} GFLOP/s"
+    return f"{row['bytes'] / ms / 1e6:.1f} GB/s"
+
+
+def markdown(report):
+    out = [f"# tl-cpu against PyTorch CPU and numpy on {report['machine']}\n",
+           f"`{report['command']}` (torch {report['torch']}, numpy {report['numpy']}); medians of up to 10 runs, one run of the script.\n"]
+    if "peaks" in report:
+        p = report["peaks"]
+        out.append(f"Measured peaks (bench/cpu/cpu_peaks, {p['cpu']}, {p['isa']}): FMA {p['fma_gflops_1_thread']} GFLOP/s on 1 thread, "
+                   f"{p['fma_gflops']} on {p['threads']}; triad {p['triad_gbps_1_thread']} GB/s on 1 thread, {p['triad_gbps']} on {p['threads']}.\n")
+    out.append("| kernel | size | shape | threads | check | tl-cpu | PyTorch | numpy | tl-cpu / PyTorch | tl-cpu / numpy |")
+    out.append("|---|---|---|---:|---|---:|---:|---:|---:|---:|")
+    for r in report["rows"]:
+        t, n, c = r["torch_ms"], r["numpy_ms"], r["tl_cpu_ms"]
+        ratio_t = f"{t / c:.2f}x" if t and c else ""
+        ratio_n = f"{n / c:.2f}x" if n and c else ""
+        torch_cell = f"{t:.3g} ms ({rate(r, t)})" if t else ""
+        numpy_cell = f"{n:.3g} ms ({rate(r, n)})" if n else ""
+        shape = "x".join(map(str, r["shape"]))
+        out.append(f"| {r['kernel']} | {r['size']} | {shape} | {r['threads']} | {r['check']} | {c:.3g} ms ({rate(r, c)}) | "
+                   f"{torch_cell} | {numpy_cell} | {ratio_t} | {ratio_n} |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    main()
