@@ -539,8 +539,20 @@ class ProgramEmitter {
   llvm::Type* memTy(DType d, int L);
   void emitLoad(const Op& op);
   void emitStore(const Op& op);
-  LV* loadChunk(const Op& op, LV* p, LV* on, LV* other, int L);
-  void storeChunk(const Op& op, LV* p, LV* on, LV* x, int L);
+  // contiguousAt: the chunk's first virtual address when its addresses are known to be
+  // consecutive (then p is not read, and may be null).
+  LV* loadChunk(const Op& op, LV* p, LV* on, LV* other, int L, LV* contiguousAt = nullptr);
+  void storeChunk(const Op& op, LV* p, LV* on, LV* x, int L, LV* contiguousAt = nullptr);
+  // A tile value known at compile time to be affine in its flat index: element i = base +
+  // stride * i (exact, in i64; `narrow`: the value is i32, so it equals that only while no
+  // element leaves i32's range, which the cluster checks at run time).
+  struct Affine {
+    LV* base = nullptr;  // i64, computed before the cluster's loops
+    int64_t stride = 0;
+    bool narrow = false;
+  };
+  std::unordered_map<const tl::Value*, Affine> affine_;  // the current cluster's
+  void analyzeAffine(const std::vector<const Op*>& tiles, int64_t n, std::vector<LV*>& guards);
   LV* consecutive(LV* host, LV* first, int64_t esize, int L);
   LV* allOn(int L);
   void emitAtomic(const Op& op);
@@ -714,15 +726,97 @@ LV* ProgramEmitter::fusedValue(const Op& op, std::unordered_map<const tl::Value*
     case OpKind::Splat: return splat(scalarOf(op.operand(0)), W);
     case OpKind::ConvertLayout: return in(0);
     case OpKind::Load:
-      return loadChunk(op, in(0), op.numOperands() > 1 ? in(1) : allOn(W), op.numOperands() > 2 ? in(2) : nullptr, W);
-    case OpKind::Store:
-      storeChunk(op, in(0), op.numOperands() > 2 ? in(2) : allOn(W), in(1), W);
+    case OpKind::Store: {
+      // Consecutive addresses known at compile time: one masked vector access at base + i * esize.
+      LV* at = nullptr;
+      auto a = affine_.find(op.operand(0));
+      if (a != affine_.end() && a->second.stride == dtypeBytes(op.operand(0)->type.dtype))
+        at = B_.CreateAdd(a->second.base, B_.CreateMul(i, c64(a->second.stride)));
+      if (op.kind == OpKind::Load)
+        return loadChunk(op, at ? nullptr : in(0), op.numOperands() > 1 ? in(1) : allOn(W), op.numOperands() > 2 ? in(2) : nullptr,
+                         W, at);
+      storeChunk(op, at ? nullptr : in(0), op.numOperands() > 2 ? in(2) : allOn(W), in(1), W, at);
       return nullptr;
+    }
     default: {
       std::vector<LV*> xs;
       for (size_t k = 0; k < op.numOperands(); ++k) xs.push_back(in(k));
       return elementwise(op, xs, i);
     }
+  }
+}
+
+// Which cluster values are affine in their flat index (Affine): arange, splats and integer
+// constants, and + - * (by a constant), addptr, integer converts and convert_layout of them.
+// `guards` gets, for each narrow (i32) one, that its first and last elements stay in i32.
+void ProgramEmitter::analyzeAffine(const std::vector<const Op*>& tiles, int64_t n, std::vector<LV*>& guards) {
+  affine_.clear();
+  auto of = [&](const tl::Value* v) -> const Affine* {
+    auto it = affine_.find(v);
+    return it == affine_.end() ? nullptr : &it->second;
+  };
+  for (const Op* op : tiles) {
+    if (op->numResults() != 1) continue;
+    const Type& t = op->result()->type;
+    if (!t.isPtr && t.dtype != DType::I32 && t.dtype != DType::I64) continue;
+    const bool narrow = !t.isPtr && t.dtype == DType::I32;
+    Affine a;
+    switch (op->kind) {
+      case OpKind::Arange:
+        if (t.rank() != 1) continue;
+        a = {c64(op->intAttr("start")), 1, narrow};
+        break;
+      case OpKind::Constant: a = {c64(op->intAttr("value")), 0, narrow}; break;
+      case OpKind::Splat: {
+        LV* s = scalarOf(op->operand(0));
+        a = {s->getType() == i64() ? s : B_.CreateSExt(s, i64()), 0, narrow};
+        break;
+      }
+      case OpKind::ConvertLayout:
+      case OpKind::Convert: {
+        const Affine* x = of(op->operand(0));
+        if (!x || op->operand(0)->type.dtype == DType::I1) continue;
+        a = {x->base, x->stride, narrow};
+        break;
+      }
+      case OpKind::Add:
+      case OpKind::Sub: {
+        const Affine *x = of(op->operand(0)), *y = of(op->operand(1));
+        if (!x || !y) continue;
+        const bool add = op->kind == OpKind::Add;
+        a = {add ? B_.CreateAdd(x->base, y->base) : B_.CreateSub(x->base, y->base), add ? x->stride + y->stride : x->stride - y->stride,
+             narrow};
+        break;
+      }
+      case OpKind::Mul: {
+        const Affine *x = of(op->operand(0)), *y = of(op->operand(1));
+        if (!x || !y) continue;
+        if (x->stride != 0) std::swap(x, y);  // x: the factor that is the same in every element
+        if (x->stride != 0) continue;
+        if (y->stride == 0) {
+          a = {B_.CreateMul(x->base, y->base), 0, narrow};
+        } else if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(x->base)) {
+          a = {B_.CreateMul(y->base, x->base), y->stride * c->getSExtValue(), narrow};
+        } else {
+          continue;
+        }
+        break;
+      }
+      case OpKind::AddPtr: {
+        const Affine *p = of(op->operand(0)), *o = of(op->operand(1));
+        if (!p || !o) continue;
+        const int64_t esize = dtypeBytes(t.dtype);
+        a = {B_.CreateAdd(p->base, B_.CreateMul(o->base, c64(esize))), p->stride + o->stride * esize, false};
+        break;
+      }
+      default: continue;
+    }
+    if (a.narrow) {
+      LV* last = B_.CreateAdd(a.base, c64(a.stride * (n - 1)));
+      for (LV* e : {a.base, last})
+        guards.push_back(B_.CreateAnd(B_.CreateICmpSGE(e, c64(INT32_MIN)), B_.CreateICmpSLE(e, c64(INT32_MAX))));
+    }
+    affine_[op->result()] = a;
   }
 }
 
@@ -753,12 +847,20 @@ void ProgramEmitter::emitCluster(const Region& r, size_t begin, size_t end) {
       }
     });
   };
+  affine_.clear();
   if (mem.empty()) return fusedLoop();
 
-  // What the memory ops' addresses and masks need: the ops run in the checking loop.
+  std::vector<LV*> guards;
+  analyzeAffine(tiles, n, guards);
+  // An affine pointer's range is known before the loop: every element of the tile, masked or
+  // not (a conservative range: when masked-off elements lie outside the buffer, the ops run one
+  // by one, exactly). Other memory ops accumulate their active addresses in a checking loop
+  // over just what their addresses and masks need.
+  auto affinePtr = [&](const Op* m) { return affine_.count(m->operand(0)) > 0; };
   std::unordered_set<const Op*> slice;
   std::vector<const tl::Value*> work;
   for (const Op* m : mem) {
+    if (affinePtr(m)) continue;
     work.push_back(m->operand(0));
     const size_t maskAt = m->kind == OpKind::Load ? 1 : 2;
     if (m->numOperands() > maskAt) work.push_back(m->operand(maskAt));
@@ -770,13 +872,18 @@ void ProgramEmitter::emitCluster(const Region& r, size_t begin, size_t end) {
     for (const tl::Value* o : v->def->operands) work.push_back(o);
   }
   std::vector<AccessRange> ranges;
-  for (const Op* m : mem) ranges.push_back(newRange(n, dtypeBytes(m->operand(0)->type.dtype)));
-  chunks(n, [&](LV* i, int W) {
+  bool loopNeeded = false;
+  for (const Op* m : mem) {
+    ranges.push_back(affinePtr(m) ? AccessRange{} : newRange(n, dtypeBytes(m->operand(0)->type.dtype)));
+    loopNeeded |= !affinePtr(m);
+  }
+  if (loopNeeded) chunks(n, [&](LV* i, int W) {
     std::unordered_map<const tl::Value*, LV*> vals;
     for (const Op* op : tiles)
       if (slice.count(op)) vals[op->result()] = fusedValue(*op, vals, i, W);
     for (size_t k = 0; k < mem.size(); ++k) {
       const Op& m = *mem[k];
+      if (affinePtr(&m)) continue;
       auto in = [&](const tl::Value* v) {
         auto it = vals.find(v);
         return it != vals.end() ? it->second : load(v, i, W);
@@ -787,9 +894,20 @@ void ProgramEmitter::emitCluster(const Region& r, size_t begin, size_t end) {
   });
   auto quick = helper("tl_cpu_quick_check", i32(), {ptrTy(), i32(), i64(), i64(), i64()});
   LV* fine = B_.getTrue();
+  for (LV* g : guards) fine = B_.CreateAnd(fine, g);
   for (size_t k = 0; k < mem.size(); ++k) {
-    const auto [lo, hi, mis] = rangeOf(ranges[k]);
-    fine = B_.CreateAnd(fine, B_.CreateICmpEQ(B_.CreateCall(quick, {ctx_, c32(opIndex(*mem[k])), lo, hi, mis}), c32(0)));
+    std::array<LV*, 3> range;
+    if (affinePtr(mem[k])) {
+      const Affine& a = affine_.at(mem[k]->operand(0));
+      const int64_t esize = dtypeBytes(mem[k]->operand(0)->type.dtype);
+      LV* last = B_.CreateAdd(a.base, c64(a.stride * (n - 1)));
+      LV* lo = a.stride >= 0 ? a.base : last;
+      LV* hi = B_.CreateAdd(a.stride >= 0 ? last : a.base, c64(esize));
+      range = {lo, hi, B_.CreateOr(B_.CreateAnd(a.base, c64(esize - 1)), c64(a.stride & (esize - 1)))};
+    } else {
+      range = rangeOf(ranges[k]);
+    }
+    fine = B_.CreateAnd(fine, B_.CreateICmpEQ(B_.CreateCall(quick, {ctx_, c32(opIndex(*mem[k])), range[0], range[1], range[2]}), c32(0)));
   }
   llvm::BasicBlock* fused = llvm::BasicBlock::Create(C_, "fused", F_);
   llvm::BasicBlock* oneByOne = llvm::BasicBlock::Create(C_, "op.by.op", F_);
@@ -802,6 +920,7 @@ void ProgramEmitter::emitCluster(const Region& r, size_t begin, size_t end) {
   fusedLoop();
   B_.CreateBr(join);
   B_.SetInsertPoint(join);
+  affine_.clear();
 }
 
 void ProgramEmitter::emitOp(const Op& op) {
@@ -1111,15 +1230,17 @@ void ProgramEmitter::checkAccess(const Op& op, const tl::Value* ptrs, const tl::
 // The L-lane chunk of a load at addresses p (virtual) where `on`: consecutive addresses are one
 // masked vector load, any others a gather; lanes that are off give `other` (or 0). The
 // addresses were checked.
-LV* ProgramEmitter::loadChunk(const Op& op, LV* p, LV* on, LV* other, int L) {
+LV* ProgramEmitter::loadChunk(const Op& op, LV* p, LV* on, LV* other, int L, LV* contiguousAt) {
   const DType d = op.operand(0)->type.dtype;
   const int64_t esize = dtypeBytes(d);
   const llvm::Align align(static_cast<uint64_t>(esize));
-  LV* host = B_.CreateAdd(p, splat(ctxField(0), L));
   llvm::Type* mt = memTy(d, L);
   LV* zero = llvm::Constant::getNullValue(mt);
   LV* m;
-  if (L == 1) {
+  LV* host = contiguousAt ? nullptr : B_.CreateAdd(p, splat(ctxField(0), L));
+  if (contiguousAt) {
+    m = B_.CreateMaskedLoad(mt, B_.CreateIntToPtr(B_.CreateAdd(contiguousAt, ctxField(0)), ptrTy()), align, on, zero);
+  } else if (L == 1) {
     m = B_.CreateMaskedLoad(mt, B_.CreateIntToPtr(B_.CreateExtractElement(host, uint64_t(0)), ptrTy()), align, on, zero);
   } else {
     LV* first = B_.CreateExtractElement(host, uint64_t(0));
@@ -1153,16 +1274,24 @@ LV* ProgramEmitter::consecutive(LV* host, LV* first, int64_t esize, int L) {
 
 // The L-lane chunk of a store of x (compute type) at addresses p where `on` (checked), and with
 // trackStores the shadow byte of every element written.
-void ProgramEmitter::storeChunk(const Op& op, LV* p, LV* on, LV* x, int L) {
+void ProgramEmitter::storeChunk(const Op& op, LV* p, LV* on, LV* x, int L, LV* contiguousAt) {
   const DType d = op.operand(0)->type.dtype;
   const int64_t esize = dtypeBytes(d);
   const llvm::Align align(static_cast<uint64_t>(esize));
   if (x->getType()->getScalarType() == i1()) x = B_.CreateZExt(x, vecOf(i8(), L));
-  LV* host = B_.CreateAdd(p, splat(ctxField(0), L));
   LV* m = storeToMem(x, d);
-  if (L == 1) {
+  if (contiguousAt) {
+    B_.CreateMaskedStore(m, B_.CreateIntToPtr(B_.CreateAdd(contiguousAt, ctxField(0)), ptrTy()), align, on);
+    if (opts_.trackStores) {
+      std::vector<llvm::Constant*> step;
+      for (int k = 0; k < L; ++k) step.push_back(B_.getInt64(static_cast<uint64_t>(k * esize)));
+      p = B_.CreateAdd(splat(contiguousAt, L), llvm::ConstantVector::get(step));
+    }
+  } else if (L == 1) {
+    LV* host = B_.CreateAdd(p, splat(ctxField(0), L));
     B_.CreateMaskedStore(m, B_.CreateIntToPtr(B_.CreateExtractElement(host, uint64_t(0)), ptrTy()), align, on);
   } else {
+    LV* host = B_.CreateAdd(p, splat(ctxField(0), L));
     LV* first = B_.CreateExtractElement(host, uint64_t(0));
     llvm::BasicBlock* vec = llvm::BasicBlock::Create(C_, "contiguous", F_);
     llvm::BasicBlock* sca = llvm::BasicBlock::Create(C_, "scatter", F_);

@@ -69,58 +69,65 @@ const char* accessName(OpKind k) { return k == OpKind::Load ? "load" : k == OpKi
 
 int defaultThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-// A pool of threads that each run a function once per generation (one run of the grid).
+// A pool of threads that each run a function once per generation (one run of the grid). The
+// calling thread is worker 0, so one thread runs with no hand-off at all; the others spin for a
+// short while before they sleep, so back-to-back runs (timing) do not pay a wake-up each.
 class WorkerPool {
  public:
   explicit WorkerPool(int n) {
-    for (int t = 0; t < n; ++t) threads_.emplace_back([this, t] { work(t); });
+    for (int t = 1; t < n; ++t) threads_.emplace_back([this, t] { work(t); });
   }
   ~WorkerPool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       quit_ = true;
-      ++generation_;
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     for (auto& t : threads_) t.join();
   }
-  // Runs job(t) on every thread t and waits for all of them.
+  // Runs job(t) on every thread t (the caller is t = 0) and waits for all of them.
   void run(const std::function<void(int)>& job) {
+    if (threads_.empty()) return job(0);
     {
       std::lock_guard<std::mutex> lock(mu_);
       job_ = &job;
-      pending_ = static_cast<int>(threads_.size());
-      ++generation_;
+      pending_.store(static_cast<int>(threads_.size()));
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
+    job(0);
+    for (int spin = 0; spin < kSpins && pending_.load() != 0; ++spin) __builtin_ia32_pause();
     std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, [&] { return pending_ == 0; });
+    done_.wait(lock, [&] { return pending_.load() == 0; });
   }
 
  private:
+  static constexpr int kSpins = 200000;  // ~0.1 ms of pause instructions
   std::vector<std::thread> threads_;
   std::mutex mu_;
   std::condition_variable wake_, done_;
   const std::function<void(int)>* job_ = nullptr;
-  int pending_ = 0;
-  int64_t generation_ = 0;
+  std::atomic<int> pending_{0};
+  std::atomic<int64_t> generation_{0};
   bool quit_ = false;
 
   void work(int t) {
     int64_t seen = 0;
     for (;;) {
+      for (int spin = 0; spin < kSpins && generation_.load() == seen; ++spin) __builtin_ia32_pause();
       const std::function<void(int)>* job;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
+        wake_.wait(lock, [&] { return generation_.load() != seen; });
+        seen = generation_.load();
         if (quit_) return;
         job = job_;
       }
       (*job)(t);
-      {
+      if (pending_.fetch_sub(1) == 1) {
         std::lock_guard<std::mutex> lock(mu_);
-        if (--pending_ == 0) done_.notify_all();
+        done_.notify_all();
       }
     }
   }
@@ -188,17 +195,22 @@ RunStats runKernel(const CpuKernel& kernel, const Function& fn, const LaunchConf
   // device_print's lines are collected per program and printed in grid order afterwards.
   const int64_t chunk = std::max<int64_t>(1, total / (int64_t(stats.threads) * 16));
   std::atomic<int64_t> next{0};
-  const std::function<void(int)> job = [&](int) {
-    void* raw = std::aligned_alloc(static_cast<size_t>(kScratchAlignment),
-                                   static_cast<size_t>((kernel.scratchBytes + kScratchAlignment - 1) / kScratchAlignment * kScratchAlignment));
-    std::unique_ptr<uint8_t, decltype(freeArena)> scratch(static_cast<uint8_t*>(raw), freeArena);
+  const size_t scratchBytes =
+      static_cast<size_t>((kernel.scratchBytes + kScratchAlignment - 1) / kScratchAlignment * kScratchAlignment);
+  std::vector<std::unique_ptr<uint8_t, decltype(freeArena)>> scratch;
+  for (int t = 0; t < stats.threads; ++t) {
+    scratch.emplace_back(static_cast<uint8_t*>(std::aligned_alloc(static_cast<size_t>(kScratchAlignment), scratchBytes)), freeArena);
+    if (!scratch.back()) throw RuntimeError(fn.loc, "tl-cpu: cannot allocate " + std::to_string(scratchBytes >> 10) + " KiB of tiles per thread");
+  }
+  const std::function<void(int)> job = [&](int t) {
+    uint8_t* tiles = scratch[static_cast<size_t>(t)].get();
     for (;;) {
       const int64_t first = next.fetch_add(chunk);
       if (first >= total || first > state.stopAt.load(std::memory_order_relaxed)) return;
       const int64_t last = std::min(total, first + chunk);
       for (int64_t p = first; p < last; ++p) {
         const int64_t p0 = p % g[0], p1 = (p / g[0]) % g[1], p2 = p / (g[0] * g[1]);
-        if (kernel.program(args.data(), &ctx, p0, p1, p2, scratch.get()) != 0) return;
+        if (kernel.program(args.data(), &ctx, p0, p1, p2, tiles) != 0) return;
       }
     }
   };
