@@ -318,6 +318,29 @@ def k(y):
   EXPECT_NE(e.find("pid (0, 0, 0) idx (6)"), std::string::npos) << e;
 }
 
+// Offsets that wrap in i32 (program 1's pid * 2^31 - 1 + i): the compile-time affine addresses
+// hold only without wrapping, so the run takes the op-by-op path and stops exactly where
+// tl-block does, with its message.
+TEST(CpuErrors, WrappingOffsetsGiveTlBlocksError) {
+  auto k = compileText(R"(@launch(grid=(2,), x=randn(64), y=zeros(64, output=True))
+@jit
+def k(x, y):
+    offs = program_id(0) * 2147483647 + arange(0, 16)
+    store(y + offs, load(x + offs))
+)", "wrap.tl");
+  ASSERT_TRUE(k);
+  Memory memory = Memory::fromLaunch(k->launch);
+  std::string blockError;
+  try {
+    runBlock(*k->ir, k->launch, memory);
+  } catch (const RuntimeError& e) {
+    blockError = std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col) + ": " + e.what();
+  }
+  ASSERT_NE(blockError, "");
+  EXPECT_EQ(runError(*k, 1), blockError);
+  EXPECT_EQ(runError(*k, 2), blockError);
+}
+
 TEST(CpuTarget, IsasAreNarrowerOrEqual) {
   EXPECT_TRUE(host().isa == "avx512" || host().isa == "avx2" || host().isa == "sse4.2");
   EXPECT_EQ(sse().vectorBytes, 16);
