@@ -58,4 +58,15 @@ bool writeFileAtomic(const std::string& path, std::string_view data, std::string
   return true;
 }
 
+std::string defaultCacheRoot() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v && *v ? v : "";
+  };
+  if (std::string d = env("TL_CACHE_DIR"); !d.empty()) return d;
+  if (std::string d = env("XDG_CACHE_HOME"); !d.empty()) return (fs::path(d) / "tilelab").string();
+  if (std::string d = env("HOME"); !d.empty()) return (fs::path(d) / ".cache" / "tilelab").string();
+  return ".tilelab-cache";
+}
+
 }  // namespace tl

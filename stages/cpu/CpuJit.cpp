@@ -1,8 +1,11 @@
 // The host target, LLVM's optimization pipeline and ORC's JIT for tl-cpu (contract in CpuJit.h).
 #include "cpu/CpuJit.h"
 
+#include "cpu/CpuCache.h"
+
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -15,6 +18,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -84,29 +88,34 @@ CpuTarget hostTarget(const std::string& isa) {
   return t;
 }
 
-CpuKernel compileKernel(const Function& fn, const CpuTarget& target, const CodegenOptions& cg, const JitOptions& jo) {
-  initializeLLVM();
-  CpuKernel k;
+namespace {
+
+std::unique_ptr<llvm::TargetMachine> targetMachine(const CpuTarget& target, int optLevel, llvm::orc::JITTargetMachineBuilder& jtmb) {
+  jtmb.setCPU(target.cpu);
+  llvm::SubtargetFeatures features(target.features);
+  jtmb.addFeatures(features.getFeatures());
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
+  jtmb.setCodeModel(llvm::CodeModel::Small);
+  jtmb.setCodeGenOptLevel(optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                          : optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                          : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                          : llvm::CodeGenOptLevel::None);
+  auto tm = jtmb.createTargetMachine();
+  if (!tm) throw std::runtime_error("tl-cpu: no target machine for the host: " + errorText(tm.takeError()));
+  return std::move(*tm);
+}
+
+// Block IR -> optimized LLVM IR -> an x86 object file (and the IR / assembly when asked).
+std::string compileToObject(const Function& fn, const CpuTarget& target, const CodegenOptions& cg, const JitOptions& jo,
+                            llvm::TargetMachine& tm, CpuKernel& k) {
   auto t0 = std::chrono::steady_clock::now();
   CpuModule m = generateModule(fn, target, cg);
   k.times.codegenMs = msSince(t0);
   k.scratchBytes = m.scratchBytes;
   k.ops = m.ops;
   k.prints = m.prints;
-  k.tracksStores = cg.trackStores;
-
-  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
-  jtmb.setCPU(target.cpu);
-  llvm::SubtargetFeatures features(target.features);
-  jtmb.addFeatures(features.getFeatures());
-  jtmb.setCodeGenOptLevel(jo.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
-                          : jo.optLevel == 2 ? llvm::CodeGenOptLevel::Default
-                          : jo.optLevel == 1 ? llvm::CodeGenOptLevel::Less
-                                             : llvm::CodeGenOptLevel::None);
-  auto tm = jtmb.createTargetMachine();
-  if (!tm) throw std::runtime_error("tl-cpu: no target machine for the host: " + errorText(tm.takeError()));
-  m.module->setDataLayout((*tm)->createDataLayout());
-  m.module->setTargetTriple((*tm)->getTargetTriple().str());
+  m.module->setDataLayout(tm.createDataLayout());
+  m.module->setTargetTriple(tm.getTargetTriple().str());
   for (llvm::Function& f : *m.module) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", target.cpu);
@@ -122,7 +131,7 @@ CpuKernel compileKernel(const Function& fn, const CpuTarget& target, const Codeg
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm->get());
+    llvm::PassBuilder pb(&tm);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);
@@ -140,13 +149,55 @@ CpuKernel compileKernel(const Function& fn, const CpuTarget& target, const Codeg
     llvm::raw_string_ostream os(k.llvmIR);
     m.module->print(os, nullptr);
   }
-  if (jo.keepAssembly) {
-    llvm::SmallString<0> text;
-    llvm::raw_svector_ostream os(text);
+  auto emit = [&](llvm::CodeGenFileType type) {
+    llvm::SmallString<0> bytes;
+    llvm::raw_svector_ostream os(bytes);
     llvm::legacy::PassManager pm;
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*m.module);
-    if (!(*tm)->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) pm.run(*copy);
-    k.assembly = text.str().str();
+    if (tm.addPassesToEmitFile(pm, os, nullptr, type)) throw std::runtime_error("tl-cpu: LLVM cannot emit code for this target");
+    pm.run(*copy);
+    return bytes.str().str();
+  };
+  if (jo.keepAssembly) k.assembly = emit(llvm::CodeGenFileType::AssemblyFile);
+  t0 = std::chrono::steady_clock::now();
+  std::string object = emit(llvm::CodeGenFileType::ObjectFile);
+  k.times.objectMs = msSince(t0);
+  return object;
+}
+
+}  // namespace
+
+CpuKernel compileKernel(const Function& fn, const CpuTarget& target, const CodegenOptions& cg, const JitOptions& jo) {
+  initializeLLVM();
+  CpuKernel k;
+  k.tracksStores = cg.trackStores;
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
+  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(target, jo.optLevel, jtmb);
+
+  const bool useCache = jo.cache && !jo.keepIR && !jo.keepAssembly;
+  std::optional<CachedKernel> hit;
+  auto t0 = std::chrono::steady_clock::now();
+  if (useCache) {
+    k.times.cacheKey = CpuCache::keyOf(fn, target, cg, jo);
+    hit = jo.cache->lookup(k.times.cacheKey, &k.times.cacheMiss);
+  }
+  k.times.cacheMs = msSince(t0);
+  std::string object;
+  if (hit) {
+    object = std::move(hit->object);
+    k.scratchBytes = hit->scratchBytes;
+    k.ops = opsAt(fn, hit->opOrdinals);
+    k.prints = hit->prints;
+    k.times.cacheHit = true;
+  } else {
+    object = compileToObject(fn, target, cg, jo, *tm, k);
+    if (useCache) {
+      t0 = std::chrono::steady_clock::now();
+      CachedKernel e{object, k.scratchBytes, opOrdinals(fn, k.ops), k.prints};
+      std::string error;
+      jo.cache->store(k.times.cacheKey, e, &error);  // a cache that cannot be written only costs the next run its compile
+      k.times.cacheMs += msSince(t0);
+    }
   }
 
   t0 = std::chrono::steady_clock::now();
@@ -169,7 +220,7 @@ CpuKernel compileKernel(const Function& fn, const CpuTarget& target, const Codeg
   bind("tl_cpu_float_to_fp8", &tl_cpu_float_to_fp8);
   if (auto e = lib.define(llvm::orc::absoluteSymbols(std::move(helpers))))
     throw std::runtime_error("tl-cpu: " + errorText(std::move(e)));
-  if (auto e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m.module), std::move(m.context))))
+  if (auto e = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "tl_cpu_program.o")))
     throw std::runtime_error("tl-cpu: " + errorText(std::move(e)));
   auto sym = (*jit)->lookup("tl_cpu_program");
   if (!sym) throw std::runtime_error("tl-cpu: " + errorText(sym.takeError()));

@@ -24,9 +24,15 @@ using ProgramFn = int32_t (*)(const uint64_t* args, const CpuContext* ctx, int64
                               uint8_t* scratch);
 
 struct CompileTimes {
-  double codegenMs = 0;   // block IR -> LLVM IR
-  double optimizeMs = 0;  // LLVM's O3 pipeline
-  double jitMs = 0;       // machine code and linking
+  double cacheMs = 0;     // the cache's lookup (and store, on a miss)
+  double codegenMs = 0;   // block IR -> LLVM IR (0 on a cache hit)
+  double optimizeMs = 0;  // LLVM's optimization pipeline (0 on a hit)
+  double objectMs = 0;    // x86 code generation into an object file (0 on a hit)
+  double jitMs = 0;       // the JIT: linking the object into the process
+  bool cacheHit = false;
+  std::string cacheKey;   // "" without a cache
+  std::string cacheMiss;  // why a lookup missed
+  double totalMs() const { return cacheMs + codegenMs + optimizeMs + objectMs + jitMs; }
 };
 
 struct CpuKernel {
@@ -41,8 +47,11 @@ struct CpuKernel {
   std::string assembly;  // the x86 assembly, when asked
 };
 
+class CpuCache;
+
 struct JitOptions {
   int optLevel = 3;
+  const CpuCache* cache = nullptr;  // look the kernel up first, store it after a miss (not with keepIR / keepAssembly)
   bool keepIR = false;        // fill CpuKernel::llvmIR
   bool keepAssembly = false;  // fill CpuKernel::assembly
 };

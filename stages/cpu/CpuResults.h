@@ -38,7 +38,8 @@ struct CpuResults {
   double medianMs = 0, minMs = 0;
   double bytes = 0, gbps = 0, flops = 0, gflops = 0;
   // Compiling.
-  double frontEndMs = 0, passesMs = 0, llvmIrMs = 0, optimizeMs = 0, jitMs = 0;
+  double frontEndMs = 0, passesMs = 0, cacheMs = 0, llvmIrMs = 0, optimizeMs = 0, objectMs = 0, jitMs = 0;
+  bool cacheHit = false;
   // The check.
   std::string check = "skipped";  // PASS, FAIL or skipped
   std::string reference;

@@ -17,12 +17,14 @@
 #include <iostream>
 
 #include "block/BlockInterpreter.h"
+#include "cpu/CpuCache.h"
 #include "cpu/CpuResults.h"
 #include "cpu/CpuRuntime.h"
 #include "ir/Pass.h"
 #include "ir/Printer.h"
 #include "runtime/Hash.h"
 #include "runtime/Work.h"
+#include "runtime/AtomicFile.h"
 #include "runtime/Driver.h"
 #include "scalar/ScalarInterpreter.h"
 
@@ -36,6 +38,8 @@ struct CpuStageOptions {
   double budgetMs = 2000;
   std::string checkStage = "scalar";
   std::string resultsDir = "out/results-cpu";
+  int optLevel = 3;
+  bool noCache = false;
 };
 
 double median(std::vector<double> v) {
@@ -62,6 +66,8 @@ int main(int argc, char** argv) {
                  "Time the kernel this many times, or fewer once 2 s have passed (median and min; store tracking off; 0: no timing)")
       ->check(CLI::Range(0, 100000));
   app.add_option("--results-dir", o.resultsDir, "Where the results JSON goes (DIR/<kernel>.json)");
+  app.add_flag("--no-cache", o.noCache, "Compile even when the JIT cache has the kernel (and do not store it)");
+  app.add_option("-O,--opt-level", o.optLevel, "LLVM's optimization level, 0-3")->check(CLI::Range(0, 3));
   app.add_option("--check-stage", o.checkStage, "The stage-agreement reference: scalar or block (faster, for big launches)")
       ->check(CLI::IsMember({"scalar", "block"}));
   if (int rc = tl::parseCommandLine(app, argc, argv); rc >= 0) return rc;
@@ -74,6 +80,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  const tl::cpu::CpuCache cache(tl::defaultCacheRoot());
   return tl::runStage("tl-cpu", opts, [&](tl::CompiledKernel& k, std::ostream& out) {
     std::unique_ptr<tl::Function> reference = tl::cloneFunction(*k.ir);
     tl::PassManager pm = tl::blockPipeline();
@@ -85,14 +92,23 @@ int main(int argc, char** argv) {
     tl::cpu::JitOptions jo;
     jo.keepIR = o.printLLVM;
     jo.keepAssembly = o.printAsm;
+    jo.optLevel = o.optLevel;
+    jo.cache = o.noCache ? nullptr : &cache;
     tl::cpu::CpuKernel kernel = tl::cpu::compileKernel(*k.ir, target, {}, jo);
     if (o.printLLVM) out << kernel.llvmIR;
     if (o.printAsm) out << kernel.assembly;
-    const double compileMs = kernel.times.codegenMs + kernel.times.optimizeMs + kernel.times.jitMs;
-    if (!opts.quiet)
-      out << "   tl-cpu: " << target.str() << "; compiled in " << tl::formatMs(compileMs) << " (LLVM IR "
-          << tl::formatMs(kernel.times.codegenMs) << ", O3 " << tl::formatMs(kernel.times.optimizeMs) << ", JIT "
-          << tl::formatMs(kernel.times.jitMs) << "), " << kernel.scratchBytes / 1024 << " KiB of tiles per thread\n";
+    const tl::cpu::CompileTimes& ct = kernel.times;
+    if (!opts.quiet) {
+      out << "   tl-cpu: " << target.str() << "; ";
+      if (ct.cacheHit)
+        out << "cache hit, linked in " << tl::formatMs(ct.totalMs()) << " (lookup " << tl::formatMs(ct.cacheMs) << ", JIT "
+            << tl::formatMs(ct.jitMs) << ")";
+      else
+        out << "compiled in " << tl::formatMs(ct.totalMs()) << " (LLVM IR " << tl::formatMs(ct.codegenMs) << ", O"
+            << o.optLevel << " " << tl::formatMs(ct.optimizeMs) << ", x86 " << tl::formatMs(ct.objectMs) << ", JIT "
+            << tl::formatMs(ct.jitMs) << (ct.cacheKey.empty() ? "" : ", cache " + tl::formatMs(ct.cacheMs) + ": " + ct.cacheMiss) << ")";
+      out << ", " << kernel.scratchBytes / 1024 << " KiB of tiles per thread\n";
+    }
     if (o.noRun) return true;
 
     tl::Memory memory = tl::Memory::fromLaunch(k.launch);
@@ -129,16 +145,22 @@ int main(int argc, char** argv) {
     r.threads = stats.threads;
     r.frontEndMs = k.compileMs;
     r.passesMs = passMs;
-    r.llvmIrMs = kernel.times.codegenMs;
-    r.optimizeMs = kernel.times.optimizeMs;
-    r.jitMs = kernel.times.jitMs;
+    r.llvmIrMs = ct.codegenMs;
+    r.optimizeMs = ct.optimizeMs;
+    r.objectMs = ct.objectMs;
+    r.jitMs = ct.jitMs;
+    r.cacheMs = ct.cacheMs;
+    r.cacheHit = ct.cacheHit;
     for (const tl::Buffer& b : memory.buffers()) r.bytes += double(b.bytes.size());
     r.flops = tl::dotFlops(*k.ir, k.launch);
 
     if (o.runs > 0 && !kernel.prints) {
       tl::cpu::CodegenOptions untracked;
       untracked.trackStores = false;
-      tl::cpu::CpuKernel timed = tl::cpu::compileKernel(*k.ir, target, untracked);
+      tl::cpu::JitOptions timedJit;
+      timedJit.optLevel = o.optLevel;
+      timedJit.cache = jo.cache;
+      tl::cpu::CpuKernel timed = tl::cpu::compileKernel(*k.ir, target, untracked, timedJit);
       tl::Memory scratch = tl::Memory::fromLaunch(k.launch);
       tl::cpu::RunOptions to = ro;
       to.print = nullptr;

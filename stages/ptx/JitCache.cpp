@@ -178,16 +178,7 @@ nlohmann::json CacheKey::parts() const {
 
 static constexpr int kFormat = 1;  // manifest format; the v1/ directory level matches it
 
-std::string JitCache::defaultRoot() {
-  auto env = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    return v && *v ? v : "";
-  };
-  if (std::string d = env("TL_CACHE_DIR"); !d.empty()) return d;
-  if (std::string d = env("XDG_CACHE_HOME"); !d.empty()) return (fs::path(d) / "tilelab").string();
-  if (std::string d = env("HOME"); !d.empty()) return (fs::path(d) / ".cache" / "tilelab").string();
-  return ".tilelab-cache";
-}
+std::string JitCache::defaultRoot() { return defaultCacheRoot(); }
 
 std::string JitCache::entryDir(const CacheKey& key) const {
   std::string k = key.digest();

@@ -12,6 +12,7 @@
 #include "../e2e/Harness.h"
 #include "../triton/TritonKernels.h"
 #include "block/BlockInterpreter.h"
+#include "cpu/CpuCache.h"
 #include "cpu/CpuRuntime.h"
 #include "ir/Diagnostics.h"
 #include "ir/Pass.h"
@@ -346,6 +347,60 @@ TEST(CpuTarget, IsasAreNarrowerOrEqual) {
   EXPECT_EQ(sse().vectorBytes, 16);
   EXPECT_LE(sse().vectorBytes, host().vectorBytes);
   EXPECT_THROW(hostTarget("neon"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tl::cpu
+
+namespace tl::cpu {
+namespace {
+
+// The JIT cache: a second compile of the same kernel is a hit that computes the same bytes; a
+// corrupted object is a miss with its reason; another ISA or store tracking is another key.
+TEST(CpuCacheTest, HitComputesTheSameAndCorruptionIsAMiss) {
+  const std::string root = (std::filesystem::temp_directory_path() / "tl_cpu_cache_test").string();
+  std::filesystem::remove_all(root);
+  const CpuCache cache(root);
+  auto k = compileText(R"(@launch(N=5000, grid=(5,), x=randn(5000), y=zeros(5000, output=True))
+@jit
+def k(x, y, N, BLOCK: constexpr = 1024):
+    offs = program_id(0) * BLOCK + arange(0, BLOCK)
+    store(y + offs, exp(load(x + offs, mask=offs < N)), mask=offs < N)
+)", "cached.tl");
+  ASSERT_TRUE(k);
+  JitOptions jo;
+  jo.cache = &cache;
+  CpuKernel miss = compileKernel(*k->ir, host(), {}, jo);
+  EXPECT_FALSE(miss.times.cacheHit);
+  EXPECT_EQ(miss.times.cacheMiss, "no entry");
+  CpuKernel hit = compileKernel(*k->ir, host(), {}, jo);
+  EXPECT_TRUE(hit.times.cacheHit) << hit.times.cacheMiss;
+  EXPECT_EQ(hit.times.cacheKey, miss.times.cacheKey);
+  EXPECT_EQ(hit.scratchBytes, miss.scratchBytes);
+  ASSERT_EQ(hit.ops.size(), miss.ops.size());
+  for (size_t i = 0; i < hit.ops.size(); ++i) EXPECT_EQ(hit.ops[i], miss.ops[i]);
+  Memory a = Memory::fromLaunch(k->launch), b = Memory::fromLaunch(k->launch);
+  runKernel(miss, *k->ir, k->launch, a);
+  runKernel(hit, *k->ir, k->launch, b);
+  EXPECT_EQ(a.find("y")->bytes, b.find("y")->bytes);
+
+  CodegenOptions untracked;
+  untracked.trackStores = false;
+  EXPECT_NE(CpuCache::keyOf(*k->ir, host(), untracked, jo), miss.times.cacheKey);
+  EXPECT_NE(CpuCache::keyOf(*k->ir, sse(), {}, jo), miss.times.cacheKey);
+
+  const std::string object = cache.entryDir(miss.times.cacheKey) + "/kernel.o";
+  std::fstream f(object, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(100);
+  f.put('\x55');
+  f.close();
+  std::string why;
+  EXPECT_FALSE(cache.lookup(miss.times.cacheKey, &why));
+  EXPECT_EQ(why, "kernel.o does not match its manifest");
+  CpuKernel again = compileKernel(*k->ir, host(), {}, jo);  // recompiled, and the entry replaced
+  EXPECT_FALSE(again.times.cacheHit);
+  EXPECT_TRUE(cache.lookup(miss.times.cacheKey, &why)) << why;
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace
