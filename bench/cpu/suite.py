@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The CPU side of issue 14's benchmark suite: the same .tl kernels compiled by tl-cpu, beside
+"""The CPU side of issue 14's benchmark suite: the same .tl kernels compiled by tl-cpu (fused, and
+unfused: one kernel per block op, --unfused), beside
 PyTorch CPU and numpy doing the same op, at small, medium and large shapes, on one thread and on
 every thread, on whatever machine runs it; plus the machine's measured peaks (cpu_peaks).
 
@@ -141,7 +142,8 @@ def numpy_ms(op, shape, threads):
 
 
 def tl_cpu(exe, kernel, sets, threads, results_dir):
-    cmd = [exe, KERNELS[kernel]["file"], "--threads", str(threads), "--check-stage", "block", "--results-dir", results_dir]
+    cmd = [exe, KERNELS[kernel]["file"], "--threads", str(threads), "--check-stage", "block", "--results-dir", results_dir,
+           "--unfused"]
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -189,6 +191,8 @@ def main():
                     "check": j["check"]["result"] if rc == 0 else "FAIL",
                     "isa": j["cpu"]["isa"], "tl_cpu_ms": j["time"]["median_ms"], "bytes": j["throughput"]["bytes"],
                     "flops": j["throughput"]["flops"], "compile_ms": j["compile_ms"]["total"],
+                    "unfused_ms": j.get("unfused", {}).get("median_ms"), "unfused_kernels": j.get("unfused", {}).get("kernels"),
+                    "unfused_check": j.get("unfused", {}).get("check"),
                 }
                 row["torch_ms"] = torch_ms(spec["torch"], shape, threads) if spec.get("torch") else None
                 row["numpy_ms"] = numpy_ms(spec["numpy"], shape, threads) if spec.get("numpy") and report["numpy"] else None
@@ -217,8 +221,8 @@ def markdown(report):
         p = report["peaks"]
         out.append(f"Measured peaks (bench/cpu/cpu_peaks, {p['cpu']}, {p['isa']}): FMA {p['fma_gflops_1_thread']} GFLOP/s on 1 thread, "
                    f"{p['fma_gflops']} on {p['threads']}; triad {p['triad_gbps_1_thread']} GB/s on 1 thread, {p['triad_gbps']} on {p['threads']}.\n")
-    out.append("| kernel | size | shape | threads | check | tl-cpu | PyTorch | numpy | tl-cpu / PyTorch | tl-cpu / numpy |")
-    out.append("|---|---|---|---:|---|---:|---:|---:|---:|---:|")
+    out.append("| kernel | size | shape | threads | check | tl-cpu | tl-cpu unfused (kernels) | PyTorch | numpy | tl-cpu / PyTorch | tl-cpu / numpy |")
+    out.append("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for r in report["rows"]:
         t, n, c = r["torch_ms"], r["numpy_ms"], r["tl_cpu_ms"]
         ratio_t = f"{t / c:.2f}x" if t and c else ""
@@ -226,8 +230,10 @@ def markdown(report):
         torch_cell = f"{t:.3g} ms ({rate(r, t)})" if t else ""
         numpy_cell = f"{n:.3g} ms ({rate(r, n)})" if n else ""
         shape = "x".join(map(str, r["shape"]))
+        u = r.get("unfused_ms")
+        unfused_cell = f"{u:.3g} ms ({r['unfused_kernels']}, {r['unfused_check']})" if u else ""
         out.append(f"| {r['kernel']} | {r['size']} | {shape} | {r['threads']} | {r['check']} | {c:.3g} ms ({rate(r, c)}) | "
-                   f"{torch_cell} | {numpy_cell} | {ratio_t} | {ratio_n} |")
+                   f"{unfused_cell} | {torch_cell} | {numpy_cell} | {ratio_t} | {ratio_n} |")
     return "\n".join(out) + "\n"
 
 

@@ -36,6 +36,9 @@ nlohmann::ordered_json resultsToJson(const CpuResults& r) {
                      {"jit", r.jitMs},
                      {"total", r.frontEndMs + r.passesMs + r.cacheMs + r.llvmIrMs + r.optimizeMs + r.objectMs + r.jitMs},
                      {"cache_hit", r.cacheHit}};
+  if (r.unfusedKernels > 0)
+    j["unfused"] = {{"kernels", r.unfusedKernels}, {"median_ms", r.unfusedMedianMs}, {"check", r.unfusedCheck},
+                    {"fusion_saves", r.medianMs > 0 ? r.unfusedMedianMs / r.medianMs : 0.0}};
   ojson outs = ojson::array();
   for (const auto& o : r.outputs)
     outs.push_back({{"name", o.name}, {"pass", o.pass}, {"max_abs_err", o.maxAbsErr}, {"max_rel_err", o.maxRelErr},

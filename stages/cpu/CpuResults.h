@@ -40,6 +40,10 @@ struct CpuResults {
   // Compiling.
   double frontEndMs = 0, passesMs = 0, cacheMs = 0, llvmIrMs = 0, optimizeMs = 0, objectMs = 0, jitMs = 0;
   bool cacheHit = false;
+  // --unfused (unfusedKernels = 0: not run).
+  int unfusedKernels = 0;
+  double unfusedMedianMs = 0;
+  std::string unfusedCheck;
   // The check.
   std::string check = "skipped";  // PASS, FAIL or skipped
   std::string reference;

@@ -27,6 +27,7 @@
 #include "runtime/AtomicFile.h"
 #include "runtime/Driver.h"
 #include "scalar/ScalarInterpreter.h"
+#include "thread/Unfuse.h"
 
 namespace {
 
@@ -40,6 +41,7 @@ struct CpuStageOptions {
   std::string resultsDir = "out/results-cpu";
   int optLevel = 3;
   bool noCache = false;
+  bool unfused = false;
 };
 
 double median(std::vector<double> v) {
@@ -47,6 +49,45 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// --unfused: the kernel unfused (one kernel per block op, stages/thread/Unfuse.h), each kernel
+// compiled like the fused one, run in order over one memory, checked against the fused run's
+// outputs, and timed: each kernel's median, summed (what one pass of the sequence costs).
+void runUnfused(const tl::CompiledKernel& k, const tl::cpu::CpuTarget& target, const tl::cpu::JitOptions& jo,
+                const CpuStageOptions& o, const tl::Memory& fused, tl::cpu::CpuResults& r, std::ostream& out) {
+  tl::UnfusedKernels u = tl::unfuse(*k.ir, k.launch);
+  tl::Memory memory = tl::Memory::fromLaunch(u.launch);
+  tl::cpu::CodegenOptions untracked;
+  untracked.trackStores = false;
+  tl::cpu::JitOptions cjo;
+  cjo.optLevel = jo.optLevel;
+  cjo.cache = jo.cache;
+  double total = 0;
+  for (size_t i = 0; i < u.kernels.size(); ++i) {
+    const tl::Function& fn = *u.kernels[i];
+    tl::cpu::CpuKernel kernel = tl::cpu::compileKernel(fn, target, untracked, cjo);
+    tl::cpu::RunOptions ro;
+    ro.threads = o.threads;
+    tl::cpu::runKernel(kernel, fn, u.launch, memory, ro);  // the sequence's one real pass
+    if (o.runs > 0) {
+      tl::Memory scratch = memory;
+      ro.repeat = o.runs + 1;
+      ro.budgetMs = o.budgetMs / double(u.kernels.size());
+      tl::cpu::RunStats t = tl::cpu::runKernel(kernel, fn, u.launch, scratch, ro);
+      if (t.ms.size() > 1) t.ms.erase(t.ms.begin());
+      total += median(t.ms);
+    }
+    out << "   unfused " << (i + 1) << ": " << u.descriptions[i] << "\n";
+  }
+  r.unfusedKernels = static_cast<int>(u.kernels.size());
+  r.unfusedMedianMs = total;
+  const bool same = tl::compareOutputs(fused, memory, "tl-cpu fused (the unfused sequence; stage agreement)", out);
+  r.unfusedCheck = same ? "PASS" : "FAIL";
+  if (o.runs > 0 && r.medianMs > 0)
+    out << "   unfused: " << tl::plural(int64_t(u.kernels.size()), "kernel") << ", " << tl::formatMs(total)
+        << " (each kernel's median, summed) against " << tl::formatMs(r.medianMs) << " fused: fusion saves "
+        << std::setprecision(3) << total / r.medianMs << "x\n";
 }
 
 }  // namespace
@@ -66,6 +107,8 @@ int main(int argc, char** argv) {
                  "Time the kernel this many times, or fewer once 2 s have passed (median and min; store tracking off; 0: no timing)")
       ->check(CLI::Range(0, 100000));
   app.add_option("--results-dir", o.resultsDir, "Where the results JSON goes (DIR/<kernel>.json)");
+  app.add_flag("--unfused", o.unfused,
+               "Also run and time the unfused kernels (one per block op, intermediates in memory: stages/thread/Unfuse.h)");
   app.add_flag("--no-cache", o.noCache, "Compile even when the JIT cache has the kernel (and do not store it)");
   app.add_option("-O,--opt-level", o.optLevel, "LLVM's optimization level, 0-3")->check(CLI::Range(0, 3));
   app.add_option("--check-stage", o.checkStage, "The stage-agreement reference: scalar or block (faster, for big launches)")
@@ -181,6 +224,7 @@ int main(int argc, char** argv) {
         out << "\n";
       }
     }
+    if (o.unfused) runUnfused(k, target, jo, o, memory, r, out);
     if (!opts.outDir.empty()) tl::writeOutputs(k, memory, opts.outDir, out);
     if (opts.noCheck && !opts.quiet) tl::printOutputSummary(memory, out);
     const tl::Engine scalar = tl::scalarEngine();
