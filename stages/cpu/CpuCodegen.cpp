@@ -659,6 +659,13 @@ bool ProgramEmitter::pureScalar(const Op& op) const {
 const Shape* ProgramEmitter::fusibleTile(const Op& op) const {
   switch (op.kind) {
     case OpKind::Store: return op.operand(0)->type.isTile() ? &op.operand(0)->type.shape : nullptr;
+    case OpKind::Broadcast: {
+      // A read of its (smaller, materialized) operand: each chunk must lie in one row.
+      const Type& t = op.result()->type;
+      if (!t.isTile() || !op.operand(0)->type.isTile()) return nullptr;
+      const int64_t width = std::min<int64_t>(lanes_, t.numel());
+      return t.shape.back() % width == 0 ? &t.shape : nullptr;
+    }
     case OpKind::Constant:
     case OpKind::Arange:
     case OpKind::Splat:
@@ -725,6 +732,24 @@ LV* ProgramEmitter::fusedValue(const Op& op, std::unordered_map<const tl::Value*
     }
     case OpKind::Splat: return splat(scalarOf(op.operand(0)), W);
     case OpKind::ConvertLayout: return in(0);
+    case OpKind::Broadcast: {
+      // Chunk i lies in one row of the result: the operand's element for its leading indices,
+      // and along the last dimension either the same W elements or one element splatted.
+      const Shape& out = op.result()->type.shape;
+      const Shape& src = op.operand(0)->type.shape;
+      const int64_t cols = out.back();
+      LV* row = B_.CreateUDiv(i, c64(cols));
+      LV* col = B_.CreateURem(i, c64(cols));
+      LV* at = c64(0);
+      for (size_t d = out.size() - 1; d-- > 0;) {
+        LV* idx = B_.CreateURem(row, c64(out[d]));
+        row = B_.CreateUDiv(row, c64(out[d]));
+        if (src[d] != 1) at = B_.CreateAdd(at, B_.CreateMul(idx, c64(rowMajorStride(src, d))));
+      }
+      const tl::Value* x = op.operand(0);
+      if (src.back() == 1) return splat(loadElem(x, at), W);
+      return load(x, B_.CreateAdd(at, col), W);
+    }
     case OpKind::Load:
     case OpKind::Store: {
       // Consecutive addresses known at compile time: one masked vector access at base + i * esize.

@@ -405,3 +405,36 @@ def k(x, y, N, BLOCK: constexpr = 1024):
 
 }  // namespace
 }  // namespace tl::cpu
+
+namespace tl::cpu {
+namespace {
+
+// Atomics are indivisible across threads: the atomic kernels of the corpus on 7 threads give
+// tl-block's integer results exactly (counters, contention on one address, a spin lock that
+// programs take in turn, a histogram) and its float sums within rounding.
+class CpuAtomics : public testing::TestWithParam<std::string> {};
+
+TEST_P(CpuAtomics, SevenThreadsAgreeWithBlock) {
+  const std::string path = (fs::path(TL_SOURCE_DIR) / GetParam()).string();
+  std::ostringstream diag;
+  auto k = compileKernelFile(path, {}, diag);
+  ASSERT_TRUE(k) << diag.str();
+  blockPipeline().run(*k->ir);
+  Memory want = Memory::fromLaunch(k->launch), got = Memory::fromLaunch(k->launch);
+  runBlock(*k->ir, k->launch, want);
+  CpuKernel ck = compileKernel(*k->ir, host());
+  RunOptions ro;
+  ro.threads = 7;
+  runKernel(ck, *k->ir, k->launch, got, ro);
+  expectOutputsMatch(want, got, *k->ir, "7 threads");
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CpuAtomics,
+                         testing::Values("tests/thread/kernels/atomic_counter.tl", "tests/thread/kernels/atomic_contention.tl",
+                                         "tests/thread/kernels/atomic_lock.tl", "tests/thread/kernels/histogram_unfused.tl"),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return fs::path(info.param).stem().string();
+                         });
+
+}  // namespace
+}  // namespace tl::cpu
