@@ -1,13 +1,65 @@
 // tl-cpu's results JSON (contract in CpuResults.h).
 #include "cpu/CpuResults.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
+#include "cpu/CpuJit.h"
+#include "runtime/Driver.h"
+#include "runtime/Hash.h"
+#include "runtime/Memory.h"
 #include "runtime/AtomicFile.h"
+#include "runtime/Work.h"
 
 namespace tl::cpu {
+
+CpuResults describeRun(const CompiledKernel& k, const CpuTarget& target, const CpuKernel& kernel, int threads,
+                       const Memory& memory) {
+  CpuResults r;
+  r.toolVersion = toolVersion();
+  r.timestamp = utcTimestamp();
+  r.kernel = k.ir->name;
+  r.source = k.path;
+  r.sourceSha256 = sha256Hex(k.parsed->file->text());
+  for (const auto& [name, value] : k.launch.names)
+    if (name != "grid" && name != "num_warps" && !k.launch.buffer(name)) r.sizes.emplace_back(name, value);
+  r.grid = k.launch.grid;
+  r.programs = k.launch.grid[0] * k.launch.grid[1] * k.launch.grid[2];
+  for (const auto& [name, type] : k.spec.paramTypes) r.dtypes[name] = type.str();
+  r.cpuModel = cpuModelName();
+  r.isa = target.isa;
+  r.vectorBytes = target.vectorBytes;
+  r.libmvec = target.vectorMath;
+  r.threads = threads;
+  r.frontEndMs = k.compileMs;
+  const CompileTimes& ct = kernel.times;
+  r.llvmIrMs = ct.codegenMs;
+  r.optimizeMs = ct.optimizeMs;
+  r.objectMs = ct.objectMs;
+  r.jitMs = ct.jitMs;
+  r.cacheMs = ct.cacheMs;
+  r.cacheHit = ct.cacheHit;
+  for (const Buffer& b : memory.buffers()) r.bytes += double(b.bytes.size());
+  r.flops = dotFlops(*k.ir, k.launch);
+  return r;
+}
+
+double medianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void setTiming(CpuResults& r, const std::vector<double>& ms) {
+  r.runs = static_cast<int>(ms.size());
+  r.medianMs = medianOf(ms);
+  r.minMs = *std::min_element(ms.begin(), ms.end());
+  r.gbps = r.medianMs > 0 ? r.bytes / (r.medianMs * 1e-3) / 1e9 : 0;
+  r.gflops = r.medianMs > 0 ? r.flops / (r.medianMs * 1e-3) / 1e9 : 0;
+}
 
 nlohmann::ordered_json resultsToJson(const CpuResults& r) {
   using ojson = nlohmann::ordered_json;
@@ -23,6 +75,7 @@ nlohmann::ordered_json resultsToJson(const CpuResults& r) {
   for (const auto& [k, v] : r.sizes) sizes[k] = v;
   j["sizes"] = sizes;
   j["grid"] = r.grid;
+  j["programs"] = r.programs;
   j["dtypes"] = r.dtypes;
   j["cpu"] = {{"model", r.cpuModel}, {"isa", r.isa}, {"vector_bytes", r.vectorBytes}, {"libmvec", r.libmvec}, {"threads", r.threads}};
   j["time"] = {{"runs", r.runs}, {"median_ms", r.medianMs}, {"min_ms", r.minMs}};

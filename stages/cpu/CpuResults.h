@@ -8,10 +8,16 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace tl {
+struct CompiledKernel;
+class Memory;
+}  // namespace tl
 
 namespace tl::cpu {
 
@@ -27,6 +33,7 @@ struct CpuResults {
   std::string kernel, source, sourceSha256;
   std::vector<std::pair<std::string, std::string>> sizes;
   std::array<int64_t, 3> grid{1, 1, 1};
+  int64_t programs = 0;  // grid[0] * grid[1] * grid[2]
   std::map<std::string, std::string> dtypes;
   // The CPU.
   std::string cpuModel, isa;
@@ -49,6 +56,20 @@ struct CpuResults {
   std::string reference;
   std::vector<CpuOutputCheck> outputs;
 };
+
+struct CpuTarget;
+struct CpuKernel;
+
+// What a checked run of `kernel` (compiled for `target` from k's block IR, after its passes) on
+// `memory` tells: the tool, the kernel and its source, sizes, grid and programs, dtypes, the CPU,
+// the threads the run used, the front end's and the compile's times, the compulsory bytes and the
+// dot FLOPs. The caller adds the passes' time, the timing (setTiming) and the check. tl-cpu and
+// tl-grade both describe runs with it.
+CpuResults describeRun(const CompiledKernel& k, const CpuTarget& target, const CpuKernel& kernel, int threads,
+                       const Memory& memory);
+// runs, median, min, GB/s and GFLOP/s from the timed runs' milliseconds (not empty).
+void setTiming(CpuResults& r, const std::vector<double>& ms);
+double medianOf(std::vector<double> v);
 
 nlohmann::ordered_json resultsToJson(const CpuResults& r);
 // Writes DIR/<stem of source>.json atomically; returns the path (throws std::runtime_error).

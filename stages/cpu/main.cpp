@@ -12,7 +12,6 @@
 // (CpuJit.cpp) -> run over a host copy of the launch's memory (CpuRuntime.cpp) -> check. With
 // --runs N the kernel is compiled a second time without store tracking and timed N times.
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <iomanip>
 #include <iostream>
 
@@ -22,7 +21,6 @@
 #include "cpu/CpuRuntime.h"
 #include "ir/Pass.h"
 #include "ir/Printer.h"
-#include "runtime/Hash.h"
 #include "runtime/Work.h"
 #include "runtime/AtomicFile.h"
 #include "runtime/Driver.h"
@@ -43,13 +41,6 @@ struct CpuStageOptions {
   bool noCache = false;
   bool unfused = false;
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // --unfused: the kernel unfused (one kernel per block op, stages/thread/Unfuse.h), each kernel
 // compiled like the fused one, run in order over one memory, checked against the fused run's
@@ -76,7 +67,7 @@ void runUnfused(const tl::CompiledKernel& k, const tl::cpu::CpuTarget& target, c
       ro.budgetMs = o.budgetMs / double(u.kernels.size());
       tl::cpu::RunStats t = tl::cpu::runKernel(kernel, fn, u.launch, scratch, ro);
       if (t.ms.size() > 1) t.ms.erase(t.ms.begin());
-      total += median(t.ms);
+      total += tl::cpu::medianOf(t.ms);
     }
     out << "   unfused " << (i + 1) << ": " << u.descriptions[i] << "\n";
   }
@@ -171,31 +162,8 @@ int main(int argc, char** argv) {
       out << "   tl-cpu: " << tl::plural(stats.programs, "program") << " on " << tl::plural(stats.threads, "thread") << " in "
           << tl::formatMs(stats.ms.at(0)) << " (checked run: store tracking on)\n";
 
-    tl::cpu::CpuResults r;
-    r.toolVersion = tl::toolVersion();
-    r.timestamp = tl::utcTimestamp();
-    r.kernel = k.ir->name;
-    r.source = k.path;
-    r.sourceSha256 = tl::sha256Hex(k.parsed->file->text());
-    for (const auto& [name, value] : k.launch.names)
-      if (name != "grid" && name != "num_warps" && !k.launch.buffer(name)) r.sizes.emplace_back(name, value);
-    r.grid = k.launch.grid;
-    for (const auto& [name, type] : k.spec.paramTypes) r.dtypes[name] = type.str();
-    r.cpuModel = tl::cpu::cpuModelName();
-    r.isa = target.isa;
-    r.vectorBytes = target.vectorBytes;
-    r.libmvec = target.vectorMath;
-    r.threads = stats.threads;
-    r.frontEndMs = k.compileMs;
+    tl::cpu::CpuResults r = tl::cpu::describeRun(k, target, kernel, stats.threads, memory);
     r.passesMs = passMs;
-    r.llvmIrMs = ct.codegenMs;
-    r.optimizeMs = ct.optimizeMs;
-    r.objectMs = ct.objectMs;
-    r.jitMs = ct.jitMs;
-    r.cacheMs = ct.cacheMs;
-    r.cacheHit = ct.cacheHit;
-    for (const tl::Buffer& b : memory.buffers()) r.bytes += double(b.bytes.size());
-    r.flops = tl::dotFlops(*k.ir, k.launch);
 
     if (o.runs > 0 && !kernel.prints) {
       tl::cpu::CodegenOptions untracked;
@@ -211,11 +179,7 @@ int main(int argc, char** argv) {
       to.budgetMs = o.budgetMs;
       tl::cpu::RunStats t = tl::cpu::runKernel(timed, *k.ir, k.launch, scratch, to);
       if (t.ms.size() > 1) t.ms.erase(t.ms.begin());
-      r.runs = static_cast<int>(t.ms.size());
-      r.medianMs = median(t.ms);
-      r.minMs = *std::min_element(t.ms.begin(), t.ms.end());
-      r.gbps = r.medianMs > 0 ? r.bytes / (r.medianMs * 1e-3) / 1e9 : 0;
-      r.gflops = r.medianMs > 0 ? r.flops / (r.medianMs * 1e-3) / 1e9 : 0;
+      tl::cpu::setTiming(r, t.ms);
       if (!opts.quiet) {
         out << "   tl-cpu: median " << tl::formatMs(r.medianMs) << ", min " << tl::formatMs(r.minMs) << " over "
             << r.runs << " runs on " << tl::plural(t.threads, "thread") << ": " << std::setprecision(3) << r.gbps
