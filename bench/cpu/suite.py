@@ -27,43 +27,52 @@ import time
 KERNELS = {
     "vector_add": {
         "file": "kernels/vector_add.tl",
-        "sizes": {"small": {"N": 1 << 16}, "medium": {"N": 1 << 20}, "large": {"N": 1 << 26}},
+        "sizes": {"tiny": {"N": 1 << 12}, "small": {"N": 1 << 16}, "medium": {"N": 1 << 20}, "large": {"N": 1 << 26}},
         "shape": lambda s: [s["N"]],
         "torch": "add",
         "numpy": "add",
     },
     "softmax": {
         "file": "kernels/softmax.tl",
-        "sizes": {"small": {"M": 256, "N": 1024}, "medium": {"M": 4096, "N": 1024}, "large": {"M": 65536, "N": 1024}},
+        "sizes": {"tiny": {"M": 8, "N": 1024}, "small": {"M": 256, "N": 1024}, "medium": {"M": 4096, "N": 1024},
+                  "large": {"M": 65536, "N": 1024}},
         "shape": lambda s: [s["M"], s["N"]],
         "torch": "softmax",
     },
     "layernorm": {
         "file": "kernels/layernorm_row.tl",
-        "sizes": {"small": {"M": 128, "N": 1024}, "medium": {"M": 1024, "N": 4096}, "large": {"M": 4096, "N": 8192}},
+        "sizes": {"tiny": {"M": 8, "N": 1024}, "small": {"M": 128, "N": 1024}, "medium": {"M": 1024, "N": 4096},
+                  "large": {"M": 4096, "N": 8192}},
         "shape": lambda s: [s["M"], s["N"]],
         "torch": "layer_norm",
     },
     "rmsnorm": {
         "file": "kernels/rmsnorm.tl",
-        "sizes": {"small": {"M": 128, "N": 1024}, "medium": {"M": 1024, "N": 4096}, "large": {"M": 4096, "N": 8192}},
+        "sizes": {"tiny": {"M": 8, "N": 1024}, "small": {"M": 128, "N": 1024}, "medium": {"M": 1024, "N": 4096},
+                  "large": {"M": 4096, "N": 8192}},
         "shape": lambda s: [s["M"], s["N"]],
         "torch": "rms_norm",
     },
     "bias_gelu": {
         "file": "kernels/bias_gelu.tl",
-        "sizes": {"small": {"M": 256, "N": 256}, "medium": {"M": 2048, "N": 2048}, "large": {"M": 8192, "N": 8192}},
+        "sizes": {"tiny": {"M": 64, "N": 64}, "small": {"M": 256, "N": 256}, "medium": {"M": 2048, "N": 2048},
+                  "large": {"M": 8192, "N": 8192}},
         "shape": lambda s: [s["M"], s["N"]],
         "torch": "bias_gelu",
     },
     "matmul": {
         "file": "kernels/matmul.tl",
         "sizes": {
+            "tiny": {"M": 64, "N": 64, "K": 64, "BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32},
             "small": {"M": 256, "N": 256, "K": 256, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
             "medium": {"M": 1024, "N": 1024, "K": 1024, "BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 32},
             "large": {"M": 2048, "N": 2048, "K": 2048, "BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 32},
         },
         "shape": lambda s: [s["M"], s["N"], s["K"]],
+        # The GPU's own blocks (bench/results/gpu/fma_sweep_h200.txt: the fastest FMA config);
+        # the CPU's 256 x 256 accumulators would not fit a GPU thread's registers.
+        "gpu_sets": {"tiny": {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "num_warps": 4},
+                     "default": {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 16, "num_warps": 8}},
         "torch": "mm",
         "numpy": "matmul",
     },
@@ -141,9 +150,10 @@ def numpy_ms(op, shape, threads):
     return float(r.stdout.strip())
 
 
-def tl_cpu(exe, kernel, sets, threads, results_dir):
-    cmd = [exe, KERNELS[kernel]["file"], "--threads", str(threads), "--check-stage", "block", "--results-dir", results_dir,
-           "--unfused"]
+def tl_cpu(exe, kernel, sets, threads, results_dir, unfused):
+    cmd = [exe, KERNELS[kernel]["file"], "--threads", str(threads), "--check-stage", "block", "--results-dir", results_dir]
+    if unfused:
+        cmd.append("--unfused")
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -153,6 +163,68 @@ def tl_cpu(exe, kernel, sets, threads, results_dir):
     return j, r.returncode, " ".join(cmd)
 
 
+def torch_cuda_ms(op, shape):
+    """The same op with PyTorch on the GPU: per call, wall clock with a synchronize (what a
+    caller waits for: launch + kernel), and the kernel alone by CUDA events over 100 calls."""
+    import torch
+    dev = torch.device("cuda")
+    g = torch.Generator(device=dev).manual_seed(1)
+    if op == "add":
+        x, y = torch.randn(shape, device=dev, generator=g), torch.randn(shape, device=dev, generator=g)
+        o = torch.empty(shape, device=dev)
+        fn = lambda: torch.add(x, y, out=o)  # noqa: E731
+    elif op == "softmax":
+        x = torch.randn(shape, device=dev, generator=g)
+        fn = lambda: torch.softmax(x, dim=1)  # noqa: E731
+    elif op == "layer_norm":
+        x = torch.randn(shape, device=dev, generator=g)
+        w, b = torch.rand(shape[1], device=dev) + 0.5, torch.randn(shape[1], device=dev) * 0.1
+        fn = lambda: torch.nn.functional.layer_norm(x, (shape[1],), w, b, 1e-5)  # noqa: E731
+    elif op == "rms_norm":
+        x = torch.randn(shape, device=dev, generator=g)
+        w = torch.rand(shape[1], device=dev) + 0.5
+        fn = lambda: torch.nn.functional.rms_norm(x, (shape[1],), w, 1e-6)  # noqa: E731
+    elif op == "bias_gelu":
+        x, b = torch.randn(shape, device=dev, generator=g), torch.randn(shape[1], device=dev, generator=g)
+        fn = lambda: torch.nn.functional.gelu(x + b, approximate="tanh")  # noqa: E731
+    else:
+        m, n, k = shape
+        a, bb = torch.randn(m, k, device=dev, generator=g), torch.randn(k, n, device=dev, generator=g)
+        fn = lambda: torch.mm(a, bb)  # noqa: E731
+
+    def call():
+        fn()
+        torch.cuda.synchronize()
+    wall = median_ms(call, runs=50)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(3):
+        fn()
+    start.record()
+    for _ in range(100):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return wall, start.elapsed_time(end) / 100
+
+
+def tl_ptx(exe, kernel, sets, size, results_dir):
+    gpu = KERNELS[kernel].get("gpu_sets", {})
+    sets = dict(sets, **gpu.get(size, gpu.get("default", {})))
+    cmd = [exe, KERNELS[kernel]["file"], "--check-stage", "block", "--results-dir", results_dir]
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"tl-ptx failed: {' '.join(cmd)}\n{r.stdout[-2000:]}{r.stderr[-2000:]}", file=sys.stderr)
+    stem = os.path.splitext(os.path.basename(KERNELS[kernel]["file"]))[0]
+    try:
+        with open(os.path.join(results_dir, stem + ".json")) as f:
+            j = json.load(f)
+    except OSError:
+        return None, "FAIL", " ".join(cmd)
+    return j["time"]["median_ms"], (j["check"]["result"] if r.returncode == 0 else "FAIL"), " ".join(cmd)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tl-cpu", required=True)
@@ -160,7 +232,11 @@ def main():
     ap.add_argument("--out", required=True, help="output path without extension (.json and .md are written)")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--kernels", default=",".join(KERNELS))
-    ap.add_argument("--sizes", default="small,medium,large")
+    ap.add_argument("--sizes", default="tiny,small,medium,large")
+    ap.add_argument("--tl-ptx", help="also the GPU: tl-ptx (and PyTorch on CUDA) on the same kernels and shapes")
+    ap.add_argument("--all-threads-only", action="store_true", help="skip the one-thread runs")
+    ap.add_argument("--no-unfused", action="store_true", help="skip tl-cpu --unfused")
+    ap.add_argument("--gpu-peaks", help="the GPU's measured peaks (JSON with fma_tflops, copy_gbps) for the GPU/CPU ratio")
     args = ap.parse_args()
 
     report = {"machine": os.uname().nodename, "threads": args.threads, "command": " ".join(sys.argv), "rows": []}
@@ -178,14 +254,18 @@ def main():
     except ImportError:
         report["numpy"] = None
 
+    if args.gpu_peaks:
+        with open(args.gpu_peaks) as f:
+            report["gpu_peaks"] = json.load(f)
+
     results_dir = tempfile.mkdtemp(prefix="tl-cpu-suite-")
     for kernel in args.kernels.split(","):
         spec = KERNELS[kernel]
         for size in args.sizes.split(","):
             sets = spec["sizes"][size]
             shape = spec["shape"](sets)
-            for threads in sorted({1, args.threads}):
-                j, rc, cmd = tl_cpu(args.tl_cpu, kernel, sets, threads, results_dir)
+            for threads in [args.threads] if args.all_threads_only else sorted({1, args.threads}):
+                j, rc, cmd = tl_cpu(args.tl_cpu, kernel, sets, threads, results_dir, not args.no_unfused)
                 row = {
                     "kernel": kernel, "size": size, "shape": shape, "threads": threads, "command": cmd,
                     "check": j["check"]["result"] if rc == 0 else "FAIL",
@@ -196,13 +276,22 @@ def main():
                 }
                 row["torch_ms"] = torch_ms(spec["torch"], shape, threads) if spec.get("torch") else None
                 row["numpy_ms"] = numpy_ms(spec["numpy"], shape, threads) if spec.get("numpy") and report["numpy"] else None
+                if args.tl_ptx and threads == args.threads:
+                    row["tl_ptx_ms"], row["tl_ptx_check"], row["tl_ptx_command"] = tl_ptx(args.tl_ptx, kernel, sets, size, results_dir)
+                    row["torch_cuda_call_ms"], row["torch_cuda_kernel_ms"] = torch_cuda_ms(spec["torch"], shape)
                 report["rows"].append(row)
                 print(json.dumps(row), flush=True)
+                save(report, args.out)
 
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out + ".json", "w") as f:
+    save(report, args.out)
+
+
+def save(report, out):
+    """Writes the report so far (after every row: a run cut short keeps what it measured)."""
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out + ".json", "w") as f:
         json.dump(report, f, indent=2)
-    with open(args.out + ".md", "w") as f:
+    with open(out + ".md", "w") as f:
         f.write(markdown(report))
 
 
@@ -234,6 +323,26 @@ def markdown(report):
         unfused_cell = f"{u:.3g} ms ({r['unfused_kernels']}, {r['unfused_check']})" if u else ""
         out.append(f"| {r['kernel']} | {r['size']} | {shape} | {r['threads']} | {r['check']} | {c:.3g} ms ({rate(r, c)}) | "
                    f"{unfused_cell} | {torch_cell} | {numpy_cell} | {ratio_t} | {ratio_n} |")
+    gpu = [r for r in report["rows"] if r.get("tl_ptx_ms") is not None]
+    if gpu:
+        out.append("\n## The GPU beside it\n")
+        out.append("tl-ptx's kernel time (CUDA events, tl-ptx's own timing), PyTorch on CUDA per call (wall clock with a "
+                   "synchronize: launch + kernel, what a caller waits for) and by CUDA events over 100 calls, against "
+                   "tl-cpu on every core. The ratios are CPU time over GPU time (above 1: the GPU is faster). By kernel "
+                   "time the GPU always wins; per call, the CPU wins where the GPU's launch and synchronize cost more "
+                   "than the work.\n")
+        out.append("| kernel | size | tl-cpu (all threads) | tl-ptx kernel | PyTorch CUDA per call | PyTorch CUDA kernel | "
+                   "tl-ptx check | tl-cpu / tl-ptx kernel | tl-cpu / PyTorch CUDA per call |")
+        out.append("|---|---|---:|---:|---:|---:|---|---:|---:|")
+        for r in gpu:
+            c, g, call = r["tl_cpu_ms"], r["tl_ptx_ms"], r["torch_cuda_call_ms"]
+            out.append(f"| {r['kernel']} | {r['size']} | {c:.3g} ms | {g:.3g} ms | {call:.3g} ms | "
+                       f"{r['torch_cuda_kernel_ms']:.3g} ms | {r['tl_ptx_check']} | {c / g:.1f}x | {c / call:.2f}x |")
+    if "peaks" in report and "gpu_peaks" in report:
+        p, g = report["peaks"], report["gpu_peaks"]
+        out.append(f"\nMeasured peaks, GPU over CPU: FMA {g['fma_tflops'] * 1e3 / p['fma_gflops']:.0f}x "
+                   f"({g['fma_tflops']} TFLOP/s against {p['fma_gflops']} GFLOP/s), memory bandwidth "
+                   f"{g['copy_gbps'] / p['triad_gbps']:.0f}x ({g['copy_gbps']} GB/s against {p['triad_gbps']} GB/s).\n")
     return "\n".join(out) + "\n"
 
 
