@@ -23,6 +23,13 @@
 #if TL_GRADE_HAVE_PTX
 #include "ptx/Registers.h"
 #endif
+#if TL_GRADE_HAVE_CPU
+#include "cpu/CpuCache.h"
+#include "cpu/CpuJit.h"
+#include "cpu/CpuResults.h"
+#include "cpu/CpuRuntime.h"
+#include "runtime/AtomicFile.h"  // defaultCacheRoot
+#endif
 
 namespace tl::grade {
 
@@ -104,6 +111,7 @@ std::vector<LaunchOverride> overridesFor(const LabSpec& spec, const LabLaunch& l
 
 struct Built {
   LaunchConfig launch;
+  Specialization spec;
   std::unique_ptr<Function> ir;
 };
 
@@ -111,7 +119,10 @@ bool build(const Source& src, const std::vector<LaunchOverride>& overrides, Buil
            Loc* errorLoc = nullptr) {
   DiagEngine diag(src.file);
   out.launch = evalLaunch(*src.parsed, overrides, diag);
-  if (!diag.hasErrors()) out.ir = compileKernel(*src.parsed, specializationFor(*src.parsed, out.launch), diag);
+  if (!diag.hasErrors()) {
+    out.spec = specializationFor(*src.parsed, out.launch);
+    out.ir = compileKernel(*src.parsed, out.spec, diag);
+  }
   if (diag.hasErrors() || !out.ir) {
     error = diag.renderAll();
     if (errorLoc && !diag.diagnostics().empty()) *errorLoc = diag.diagnostics().front().loc;
@@ -136,7 +147,67 @@ struct LaunchRun {
   std::string error;                    // rendered at its line (redacted at a hidden launch)
   std::vector<Memory> steps;            // memory after each step that ran
   std::vector<UnwrittenOutput> unwritten;  // over every step
+  nlohmann::json cpuReport;             // a tl-cpu launch's results JSON (stages/cpu/CpuResults.h)
 };
+
+// Which stage runs a launch: tl-block for the reference's outputs, tl-thread (with race
+// detection) for a submission's, tl-cpu for a submission's at a "cpu" launch.
+enum class Engine { Block, Thread, Cpu };
+
+#if TL_GRADE_HAVE_CPU
+// tl-cpu's kernel for `fn` (block IR after the block pipeline): the checked build tracks stores
+// (the never-written report), the timed one does not. Both go through tl-cpu's JIT cache.
+const cpu::CpuTarget& hostCpu() {
+  static const cpu::CpuTarget target = cpu::hostTarget();
+  return target;
+}
+
+cpu::CpuKernel compileForCpu(const Function& fn, bool trackStores) {
+  static const cpu::CpuCache cache(defaultCacheRoot());
+  cpu::CodegenOptions cg;
+  cg.trackStores = trackStores;
+  cpu::JitOptions jo;
+  jo.cache = &cache;
+  return cpu::compileKernel(fn, hostCpu(), cg, jo);
+}
+#endif
+
+// Runs `fn` (straight from the front end) at `launch` over `mem` on `engine`; a tl-cpu run also
+// fills `cpuReport`.
+void runOn(Engine engine, const LabSpec& spec, const Source& src, Built& b, Memory& mem, nlohmann::json& cpuReport) {
+  switch (engine) {
+    case Engine::Block:
+      blockPipeline().run(*b.ir);
+      runBlock(*b.ir, b.launch, mem);
+      return;
+    case Engine::Thread: {
+      ThreadCompileOptions to;
+      to.keepLayouts = spec.keepLayouts;
+      ThreadCompilation tc = compileToThreadIR(*b.ir, b.launch, to);
+      ExecOptions eo;
+      eo.recordAccesses = false;
+      eo.detectRaces = true;
+      runThreadIR(*tc.threadIR, b.launch, mem, eo);
+      return;
+    }
+    case Engine::Cpu: {
+#if TL_GRADE_HAVE_CPU
+      blockPipeline().run(*b.ir);
+      cpu::CpuKernel kernel = compileForCpu(*b.ir, /*trackStores=*/true);
+      cpu::RunOptions ro;
+      ro.threads = spec.cpu.threads;
+      cpu::RunStats stats = cpu::runKernel(kernel, *b.ir, b.launch, mem, ro);
+      cpuReport = nlohmann::json::parse(
+          cpu::resultsToJson(cpu::describeRun(*b.ir, b.launch, b.spec, *src.file, hostCpu(), kernel, stats.threads, mem))
+              .dump());
+      return;
+#else
+      (void)src, (void)cpuReport;
+      throw std::runtime_error("this tl-grade was built without tl-cpu (no LLVM): it cannot run a \"cpu\" launch");
+#endif
+    }
+  }
+}
 
 RunStatus classify(const RuntimeError& e) {
   std::string m = e.what();
@@ -145,8 +216,8 @@ RunStatus classify(const RuntimeError& e) {
   return RunStatus::RuntimeError;
 }
 
-// Runs every step of `launch` on one engine; `onTile` is the tl-block reference, else tl-thread.
-LaunchRun runLaunch(const LabSpec& spec, const Source& src, const LabLaunch& launch, uint64_t seed, bool onTile) {
+// Runs every step of `launch` on one engine.
+LaunchRun runLaunch(const LabSpec& spec, const Source& src, const LabLaunch& launch, uint64_t seed, Engine engine) {
   LaunchRun run;
   for (size_t s = 0; s < launch.steps.size(); ++s) {
     const LabStep& step = launch.steps[s];
@@ -167,18 +238,7 @@ LaunchRun runLaunch(const LabSpec& spec, const Source& src, const LabLaunch& lau
                                    from + "' into '" + dst + "' (missing, or another size or dtype)");
         d->bytes = f->bytes;
       }
-      if (onTile) {
-        blockPipeline().run(*b.ir);
-        runBlock(*b.ir, b.launch, mem);
-      } else {
-        ThreadCompileOptions to;
-        to.keepLayouts = spec.keepLayouts;
-        ThreadCompilation tc = compileToThreadIR(*b.ir, b.launch, to);
-        ExecOptions eo;
-        eo.recordAccesses = false;
-        eo.detectRaces = true;
-        runThreadIR(*tc.threadIR, b.launch, mem, eo);
-      }
+      runOn(engine, spec, src, b, mem, run.cpuReport);
       for (auto& u : findUnwritten(mem)) run.unwritten.push_back(std::move(u));
       run.steps.push_back(std::move(mem));
     } catch (const RuntimeError& e) {
@@ -311,9 +371,61 @@ bool checksLaunch(const LabCheck& c, const std::string& launch) {
   return c.launches.empty() || std::find(c.launches.begin(), c.launches.end(), launch) != c.launches.end();
 }
 
+// Points for a time ratio: full up to fullWithin, then down on a log scale to minimalPoints at
+// minimalBeyond.
+void scoreRatio(PerformanceOutcome& p, const LabPerformance& pf) {
+  double t = std::log(p.ratio / pf.fullWithin) / std::log(pf.minimalBeyond / pf.fullWithin);
+  t = std::clamp(t, 0.0, 1.0);
+  p.earned = pf.points - t * (pf.points - pf.minimalPoints);
+}
+
+#if TL_GRADE_HAVE_CPU
+// Timed runs use the lab's threads, but no more than this machine has cores: 16 threads on 2
+// cores would time the operating system's scheduler, not the kernels.
+int cpuTimingThreads(const LabSpec& spec) { return std::min(spec.cpu.threads, cpu::defaultThreads()); }
+
+// The medians (ms) of the reference's and the submission's kernels at a tl-cpu launch, compiled
+// without store tracking and timed in turns (rounds of a few runs each, the first of each round
+// dropped), so both see the same machine load.
+std::pair<double, double> timeOnCpu(const LabSpec& spec, const Source& ref, const Source& sub, const LabLaunch& l,
+                                    uint64_t seed) {
+  struct Timed {
+    Built b;
+    cpu::CpuKernel kernel;
+    std::unique_ptr<Memory> mem;
+    std::vector<double> ms;
+  };
+  Timed t[2];
+  const Source* srcs[2] = {&ref, &sub};
+  for (int i = 0; i < 2; ++i) {
+    std::string error;
+    if (!build(*srcs[i], overridesFor(spec, l, l.steps.front(), seed), t[i].b, error))
+      throw std::runtime_error("cannot rebuild for timing at '" + l.name + "':\n" + error);
+    blockPipeline().run(*t[i].b.ir);
+    t[i].kernel = compileForCpu(*t[i].b.ir, /*trackStores=*/false);
+    t[i].mem = std::make_unique<Memory>(Memory::fromLaunch(t[i].b.launch));
+  }
+  const int rounds = std::min(5, spec.cpu.runs);
+  cpu::RunOptions ro;
+  ro.threads = cpuTimingThreads(spec);
+  ro.repeat = (spec.cpu.runs + rounds - 1) / rounds + 1;
+  for (int r = 0; r < rounds; ++r)
+    for (Timed& x : t) {
+      cpu::RunStats st = cpu::runKernel(x.kernel, *x.b.ir, x.b.launch, *x.mem, ro);
+      x.ms.insert(x.ms.end(), st.ms.begin() + 1, st.ms.end());
+    }
+  return {cpu::medianOf(t[0].ms), cpu::medianOf(t[1].ms)};
+}
+#endif
+
 }  // namespace
 
 ReferenceRuns runReference(const LabSpec& spec, uint64_t seed) {
+#if !TL_GRADE_HAVE_CPU
+  if (spec.hasCpuLaunches())
+    throw SpecError((spec.dir / "lab.json").string() +
+                    ": this lab runs launches on tl-cpu, and this tl-grade was built without it (no LLVM 19)");
+#endif
   ReferenceRuns ref;
   ref.seed = seed;
   const std::string path = spec.reference.string();
@@ -322,9 +434,22 @@ ReferenceRuns runReference(const LabSpec& spec, uint64_t seed) {
   if (!parseRestricted(path, readSource(path), spec, src, nullptr, error))
     throw std::runtime_error("the lab's reference " + path + " does not compile:\n" + error);
   for (const LabLaunch& l : spec.launches) {
-    LaunchRun run = runLaunch(spec, src, l, seed, /*onTile=*/true);
+    LaunchRun run = runLaunch(spec, src, l, seed, Engine::Block);
     if (run.status != RunStatus::Ok)
       throw std::runtime_error("the lab's reference fails at launch '" + l.name + "':\n" + run.error);
+    if (l.cpu) {
+      // The reference on tl-cpu too: its report, and its outputs held to tl-block's (a difference
+      // is tl-cpu's fault, and would fail every student).
+      LaunchRun onCpu = runLaunch(spec, src, l, seed, Engine::Cpu);
+      if (onCpu.status != RunStatus::Ok)
+        throw std::runtime_error("the lab's reference fails on tl-cpu at launch '" + l.name + "':\n" + onCpu.error);
+      for (const CheckedOutput& co : compareAllOutputs(run.steps.back(), onCpu.steps.back(), CheckAgainst::Stage, "tl-block",
+                                                       spec.tolerance))
+        if (!co.cmp.pass)
+          throw std::runtime_error("the lab's reference: tl-cpu's " + co.output + " differs from tl-block's at launch '" +
+                                   l.name + "'");
+      ref.cpuReports.emplace(l.name, std::move(onCpu.cpuReport));
+    }
     ref.outputs.emplace(l.name, std::move(run.steps.back()));
     if (l.simulate) {
       nlohmann::json rep = simulate(spec, src, path, l, seed, error);
@@ -338,7 +463,7 @@ ReferenceRuns runReference(const LabSpec& spec, uint64_t seed) {
     const LabCheck& c = spec.checks[i];
     if (c.kind != CheckKind::Metric) continue;
     std::string why;
-    std::optional<double> v = metricValue(c, ref.reports.at(c.launch), why);
+    std::optional<double> v = metricValue(c, (c.report == "cpu" ? ref.cpuReports : ref.reports).at(c.launch), why);
     if (!v) throw SpecError((spec.dir / "lab.json").string() + ": /checks/" + std::to_string(i) + " ('" + c.id +
                             "'): on the reference solution's own report: " + why);
     if (c.relativeToReference && *v == 0)
@@ -358,10 +483,11 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
       g.maxScore += c.points;
       if (c.pass) g.score += c.points;
     }
-    if (spec.performance.enabled) {
-      g.maxScore += spec.performance.points;
-      g.score += g.performance.earned;
-    }
+    for (auto [pf, po] : {std::pair{&spec.performance, &g.performance}, std::pair{&spec.cpuPerformance, &g.cpuPerformance}})
+      if (pf->enabled) {
+        g.maxScore += pf->points;
+        g.score += po->earned;
+      }
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(g);
   };
@@ -370,10 +496,11 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
   };
   auto failRest = [&](const std::string& why) {  // not graded: no hint, it would not be about this
     for (const LabCheck& c : spec.checks) g.checks.push_back({c.id, checkKindName(c.kind), false, c.points, why, "", {}});
-    if (spec.performance.enabled) {
-      g.performance.points = spec.performance.points;
-      g.performance.detail = why;
-    }
+    for (auto [pf, po] : {std::pair{&spec.performance, &g.performance}, std::pair{&spec.cpuPerformance, &g.cpuPerformance}})
+      if (pf->enabled) {
+        po->points = pf->points;
+        po->detail = why;
+      }
   };
 
   try {
@@ -418,7 +545,7 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
 
     // Every launch on tl-thread; the outcome per launch feeds the correctness kinds.
     std::map<std::string, LaunchRun> runs;
-    for (const LabLaunch& l : spec.launches) runs.emplace(l.name, runLaunch(spec, src, l, g.seed, /*onTile=*/false));
+    for (const LabLaunch& l : spec.launches) runs.emplace(l.name, runLaunch(spec, src, l, g.seed, l.cpu ? Engine::Cpu : Engine::Thread));
     std::map<std::string, nlohmann::json> reports;
     std::map<std::string, std::string> simErrors;
     for (const LabLaunch& l : spec.launches) {
@@ -438,14 +565,22 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
       };
       if (c.kind == CheckKind::Metric) {
         const LabLaunch* l = spec.findLaunch(c.launch);
-        auto rep = reports.find(c.launch);
-        if (rep == reports.end()) {
-          failWith("no simulation at " + launchName(*l) + ":\n" + simErrors[c.launch]);
+        const bool onCpu = c.report == "cpu";
+        const nlohmann::json* report = nullptr;
+        if (onCpu) {
+          const LaunchRun& run = runs.at(c.launch);
+          if (run.status == RunStatus::Ok) report = &run.cpuReport;
+          else failWith("no tl-cpu report at " + launchName(*l) + ":\n" + run.error);
+        } else if (auto rep = reports.find(c.launch); rep != reports.end()) {
+          report = &rep->second;
         } else {
+          failWith("no simulation at " + launchName(*l) + ":\n" + simErrors[c.launch]);
+        }
+        if (report) {
           std::string why;
-          std::optional<double> v = metricValue(c, rep->second, why);
+          std::optional<double> v = metricValue(c, *report, why);
           if (v && c.relativeToReference) {
-            std::optional<double> r = metricValue(c, reference.reports.at(c.launch), why);
+            std::optional<double> r = metricValue(c, (onCpu ? reference.cpuReports : reference.reports).at(c.launch), why);
             if (!r || *r == 0) v.reset(), why = why.empty() ? "the reference's figure is 0" : why;
             else *v /= *r;
           }
@@ -524,23 +659,46 @@ GradeResult gradeSubmission(const LabSpec& spec, const std::string& path, const 
       for (const auto& [name, run] : runs) allRan = allRan && run.status == RunStatus::Ok;
       if (!sub || !ref || !sub->is_number() || !ref->is_number() || ref->get<double>() <= 0) {
         p.detail = "no predicted time at launch '" + pf.launch + "'";
-      } else if (!correctEverywhere || !allRan) {
-        p.graded = true;
-        p.submissionUs = sub->get<double>();
-        p.referenceUs = ref->get<double>();
-        p.ratio = p.submissionUs / p.referenceUs;
-        p.detail = "no performance points: the kernel is not correct at every launch";
       } else {
         p.graded = true;
-        p.submissionUs = sub->get<double>();
-        p.referenceUs = ref->get<double>();
-        p.ratio = p.submissionUs / p.referenceUs;
-        // Full points up to fullWithin, then down on a log scale to minimalPoints at minimalBeyond.
-        double t = std::log(p.ratio / pf.fullWithin) / std::log(pf.minimalBeyond / pf.fullWithin);
-        t = std::clamp(t, 0.0, 1.0);
-        p.earned = pf.points - t * (pf.points - pf.minimalPoints);
-        p.detail = "predicted " + fmt(p.submissionUs) + " us vs the reference's " + fmt(p.referenceUs) + " us (" +
-                   fmt(p.ratio) + "x); full points within " + fmt(pf.fullWithin) + "x";
+        p.submission = sub->get<double>();
+        p.reference = ref->get<double>();
+        p.ratio = p.submission / p.reference;
+        if (!correctEverywhere || !allRan) {
+          p.detail = "no performance points: the kernel is not correct at every launch";
+        } else {
+          scoreRatio(p, pf);
+          p.detail = "predicted " + fmt(p.submission) + " us vs the reference's " + fmt(p.reference) + " us (" +
+                     fmt(p.ratio) + "x); full points within " + fmt(pf.fullWithin) + "x";
+        }
+      }
+    }
+
+    // CPU performance: tl-cpu's measured median against the reference's, timed in turns here.
+    if (spec.cpuPerformance.enabled) {
+      const LabPerformance& pf = spec.cpuPerformance;
+      PerformanceOutcome& p = g.cpuPerformance;
+      p.points = pf.points;
+      bool allRan = true;
+      for (const auto& [name, run] : runs) allRan = allRan && run.status == RunStatus::Ok;
+      if (!correctEverywhere || !allRan) {
+        p.detail = "no CPU performance points: the kernel is not correct at every launch";
+      } else {
+#if TL_GRADE_HAVE_CPU
+        Source refSrc;
+        std::string error;
+        if (!parseRestricted(spec.reference.string(), readSource(spec.reference.string()), spec, refSrc, nullptr, error))
+          throw std::runtime_error("the lab's reference does not compile:\n" + error);
+        auto [refMs, subMs] = timeOnCpu(spec, refSrc, src, *spec.findLaunch(pf.launch), g.seed);
+        p.graded = true;
+        p.submission = subMs;
+        p.reference = refMs;
+        p.ratio = refMs > 0 ? subMs / refMs : 0;
+        scoreRatio(p, pf);
+        p.detail = "measured on tl-cpu (" + plural(cpuTimingThreads(spec), "thread") + ") " + fmt(subMs) + " ms vs the reference's " +
+                   fmt(refMs) + " ms (" + fmt(p.ratio) + "x, medians timed in turns); full points within " +
+                   fmt(pf.fullWithin) + "x";
+#endif
       }
     }
   } catch (const std::exception& e) {
@@ -569,10 +727,13 @@ nlohmann::ordered_json toJson(const GradeResult& r) {
     if (!c.pass) o["hint"] = c.hint;
     j["checks"].push_back(std::move(o));
   }
-  const PerformanceOutcome& p = r.performance;
-  j["performance"] = {{"graded", p.graded},           {"points", p.points},       {"earned", p.earned},
-                      {"predicted_us", p.submissionUs}, {"reference_us", p.referenceUs}, {"ratio", p.ratio},
-                      {"detail", p.detail}};
+  auto perf = [](const PerformanceOutcome& p, const char* submissionKey, const char* referenceKey) {
+    return nlohmann::ordered_json{{"graded", p.graded}, {"points", p.points},       {"earned", p.earned},
+                                  {submissionKey, p.submission}, {referenceKey, p.reference}, {"ratio", p.ratio},
+                                  {"detail", p.detail}};
+  };
+  j["performance"] = perf(r.performance, "predicted_us", "reference_us");
+  if (r.cpuPerformance.points > 0) j["cpu_performance"] = perf(r.cpuPerformance, "measured_ms", "reference_ms");
   return j;
 }
 
@@ -667,6 +828,10 @@ std::string formatResult(const GradeResult& r, const LabSpec& spec) {
   if (spec.performance.enabled) {
     const PerformanceOutcome& p = r.performance;
     os << "  performance: " << p.detail << ": " << fmt(p.earned) << " / " << fmt(p.points) << " points\n";
+  }
+  if (spec.cpuPerformance.enabled) {
+    const PerformanceOutcome& p = r.cpuPerformance;
+    os << "  CPU performance: " << p.detail << ": " << fmt(p.earned) << " / " << fmt(p.points) << " points\n";
   }
   os << "  score: " << fmt(r.score) << " / " << fmt(r.maxScore) << "  (" << (r.allPass() ? "every check passes" : "some checks fail")
      << ", graded in " << std::fixed << std::setprecision(2) << r.seconds << " s)\n";

@@ -9,9 +9,14 @@
 //   - tl-sim's JSON report (stages/sim/SimReport.h) for every metric check and the predicted
 //     time, read by dotted paths (docs/sim.md is its schema).
 //
+//   - at a "cpu" launch, tl-cpu (stages/cpu) instead of tl-thread: the submission compiled for this
+//     CPU, its outputs, its never-written elements and its results JSON (CpuResults.h); and for
+//     "cpu_performance", the reference and the submission timed in turns on this machine.
+//
 // It cannot be gamed: the submission's @launch keeps only the keywords the lab lets it choose,
 // the problem (sizes, buffers) and a fresh SEED come from the lab, the signature is checked, and
-// every figure comes from the deterministic simulator, never from the submission.
+// every pass/fail figure comes from the deterministic simulator or tl-cpu's report of the launch,
+// never from the submission. Measured CPU time earns points only, never a check.
 #pragma once
 
 #include <cstdint>
@@ -39,9 +44,10 @@ struct CheckOutcome {
   std::optional<double> value;  // metric checks: the figure compared with the bounds
 };
 
+// "performance": tl-sim's predicted times in us; "cpu_performance": tl-cpu's measured medians in ms.
 struct PerformanceOutcome {
   bool graded = false;
-  double submissionUs = 0, referenceUs = 0, ratio = 0;
+  double submission = 0, reference = 0, ratio = 0;
   double points = 0, earned = 0;
   std::string detail;
 };
@@ -53,6 +59,7 @@ struct GradeResult {
   std::vector<std::string> notes;     // e.g. @launch keywords the lab replaced
   std::vector<CheckOutcome> checks;   // the gates (compiles, signature), then the spec's checks
   PerformanceOutcome performance;
+  PerformanceOutcome cpuPerformance;
   double score = 0, maxScore = 0;
   double seconds = 0;                 // wall time of this grading
   std::string infrastructureError;    // set when the grader itself failed (exit 2)
@@ -65,6 +72,7 @@ struct ReferenceRuns {
   uint64_t seed = 0;
   std::map<std::string, Memory> outputs;               // launch -> memory after its last step
   std::map<std::string, nlohmann::json> reports;       // simulated launch -> tl-sim report
+  std::map<std::string, nlohmann::json> cpuReports;    // tl-cpu launch -> tl-cpu results JSON
 };
 
 // Runs the reference at every launch. Throws std::runtime_error when the lab's own solution does

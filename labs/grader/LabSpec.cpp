@@ -29,9 +29,13 @@ const LabLaunch* LabSpec::findLaunch(const std::string& name) const {
   return nullptr;
 }
 
+bool LabSpec::hasCpuLaunches() const {
+  return std::any_of(launches.begin(), launches.end(), [](const LabLaunch& l) { return l.cpu; });
+}
+
 bool LabSpec::needsFusion() const {
   for (const auto& c : checks)
-    if (c.kind == CheckKind::Metric && (c.field.rfind("fusion.", 0) == 0 || c.divideBy.rfind("fusion.", 0) == 0))
+    if (c.kind == CheckKind::Metric && c.report == "sim" && (c.field.rfind("fusion.", 0) == 0 || c.divideBy.rfind("fusion.", 0) == 0))
       return true;
   return false;
 }
@@ -114,6 +118,29 @@ class Reader {
   std::string file_;
 };
 
+// "performance" / "cpu_performance": which launch, and how the time ratio becomes points.
+LabPerformance parsePerformance(const Reader& r, const ojson& pf, const std::string& path, const LabSpec& spec,
+                                bool onCpu) {
+  r.onlyKeys(pf, path, {"launch", "points", "full_within", "minimal_beyond", "zero_beyond", "minimal_points"});
+  LabPerformance perf;
+  perf.enabled = true;
+  perf.launch = r.str(r.need(pf, path, "launch"), path + "/launch");
+  const LabLaunch* l = spec.findLaunch(perf.launch);
+  if (!l) r.fail(path + "/launch", "no launch named '" + perf.launch + "'");
+  if (onCpu && !l->cpu) r.fail(path + "/launch", "launch '" + perf.launch + "' does not run on tl-cpu (add \"cpu\": true)");
+  if (!onCpu && !l->simulate) r.fail(path + "/launch", "launch '" + perf.launch + "' is not simulated");
+  perf.points = r.num(r.need(pf, path, "points"), path + "/points");
+  if (pf.contains("full_within")) perf.fullWithin = r.num(pf["full_within"], path + "/full_within");
+  // "zero_beyond" is "minimal_beyond" with no minimal points.
+  if (pf.contains("zero_beyond")) perf.minimalBeyond = r.num(pf["zero_beyond"], path + "/zero_beyond");
+  if (pf.contains("minimal_beyond")) perf.minimalBeyond = r.num(pf["minimal_beyond"], path + "/minimal_beyond");
+  if (pf.contains("minimal_points")) perf.minimalPoints = r.num(pf["minimal_points"], path + "/minimal_points");
+  if (!(perf.fullWithin >= 1 && perf.minimalBeyond > perf.fullWithin)) r.fail(path, "need 1 <= full_within < minimal_beyond");
+  if (perf.minimalPoints < 0 || perf.minimalPoints > perf.points)
+    r.fail(path + "/minimal_points", "must be between 0 and points");
+  return perf;
+}
+
 CheckKind parseKind(const Reader& r, const std::string& s, const std::string& path) {
   for (CheckKind k : {CheckKind::Correct, CheckKind::Written, CheckKind::InBounds, CheckKind::RaceFree, CheckKind::Metric})
     if (s == checkKindName(k)) return k;
@@ -138,7 +165,7 @@ LabSpec loadLabSpec(const fs::path& labDir) {
   if (j.is_discarded()) throw SpecError(fileName + ": not valid JSON");
   Reader r(fileName);
   r.onlyKeys(j, "", {"schema", "title", "kernel", "reference", "starter", "compile", "problem", "submission_chooses",
-                     "tolerance", "launches", "checks", "performance"});
+                     "tolerance", "launches", "checks", "performance", "cpu", "cpu_performance"});
   if (r.num(r.need(j, "", "schema"), "/schema") != 1) r.fail("/schema", "this grader reads schema 1");
   spec.title = r.str(r.need(j, "", "title"), "/title");
 
@@ -182,19 +209,30 @@ LabSpec loadLabSpec(const fs::path& labDir) {
     if (j["tolerance"].contains("rtol")) spec.tolerance.rtol = r.num(j["tolerance"]["rtol"], "/tolerance/rtol");
   }
 
+  if (j.contains("cpu")) {
+    const ojson& c = j["cpu"];
+    r.onlyKeys(c, "/cpu", {"threads", "runs"});
+    if (c.contains("threads")) spec.cpu.threads = static_cast<int>(r.num(c["threads"], "/cpu/threads"));
+    if (c.contains("runs")) spec.cpu.runs = static_cast<int>(r.num(c["runs"], "/cpu/runs"));
+    if (spec.cpu.threads < 1 || spec.cpu.threads > 1024) r.fail("/cpu/threads", "expected 1 to 1024");
+    if (spec.cpu.runs < 1 || spec.cpu.runs > 1000) r.fail("/cpu/runs", "expected 1 to 1000");
+  }
+
   const ojson& launches = r.need(j, "", "launches");
   if (!launches.is_array() || launches.empty()) r.fail("/launches", "expected a non-empty list");
   for (size_t i = 0; i < launches.size(); ++i) {
     const std::string p = "/launches/" + std::to_string(i);
     const ojson& l = launches[i];
-    r.onlyKeys(l, p, {"name", "set", "hidden", "simulate", "steps"});
+    r.onlyKeys(l, p, {"name", "set", "hidden", "simulate", "cpu", "steps"});
     LabLaunch ll;
     ll.name = r.str(r.need(l, p, "name"), p + "/name");
     if (spec.findLaunch(ll.name)) r.fail(p + "/name", "launch '" + ll.name + "' is named twice");
     if (l.contains("set")) ll.set = r.assignments(l["set"], p + "/set");
     if (l.contains("hidden")) ll.hidden = r.boolean(l["hidden"], p + "/hidden");
     if (l.contains("simulate")) ll.simulate = r.boolean(l["simulate"], p + "/simulate");
+    if (l.contains("cpu")) ll.cpu = r.boolean(l["cpu"], p + "/cpu");
     if (l.contains("steps")) {
+      if (ll.cpu) r.fail(p + "/steps", "a tl-cpu launch has one step");
       const ojson& steps = l["steps"];
       if (!steps.is_array() || steps.empty()) r.fail(p + "/steps", "expected a non-empty list");
       for (size_t s = 0; s < steps.size(); ++s) {
@@ -220,8 +258,8 @@ LabSpec loadLabSpec(const fs::path& labDir) {
   for (size_t i = 0; i < checks.size(); ++i) {
     const std::string p = "/checks/" + std::to_string(i);
     const ojson& c = checks[i];
-    r.onlyKeys(c, p, {"id", "kind", "hint", "points", "launches", "launch", "value", "where", "field", "aggregate",
-                      "divide_by", "relative_to_reference", "min", "max"});
+    r.onlyKeys(c, p, {"id", "kind", "hint", "points", "launches", "launch", "report", "value", "where", "field",
+                      "aggregate", "divide_by", "relative_to_reference", "min", "max"});
     LabCheck lc;
     lc.id = r.str(r.need(c, p, "id"), p + "/id");
     if (!ids.insert(lc.id).second) r.fail(p + "/id", "check '" + lc.id + "' is named twice");
@@ -240,7 +278,14 @@ LabSpec loadLabSpec(const fs::path& labDir) {
       lc.launch = r.str(r.need(c, p, "launch"), p + "/launch");
       const LabLaunch* l = spec.findLaunch(lc.launch);
       if (!l) r.fail(p + "/launch", "no launch named '" + lc.launch + "'");
-      if (!l->simulate) r.fail(p + "/launch", "launch '" + lc.launch + "' is not simulated (add \"simulate\": true)");
+      if (c.contains("report")) {
+        lc.report = r.str(c["report"], p + "/report");
+        if (lc.report != "sim" && lc.report != "cpu") r.fail(p + "/report", "expected \"sim\" (tl-sim) or \"cpu\" (tl-cpu)");
+      }
+      if (lc.report == "sim" && !l->simulate)
+        r.fail(p + "/launch", "launch '" + lc.launch + "' is not simulated (add \"simulate\": true)");
+      if (lc.report == "cpu" && !l->cpu)
+        r.fail(p + "/launch", "launch '" + lc.launch + "' does not run on tl-cpu (add \"cpu\": true)");
       lc.field = r.str(r.need(c, p, "field"), p + "/field");
       if (c.contains("value")) lc.value = r.str(c["value"], p + "/value");
       if (c.contains("where")) {
@@ -261,47 +306,31 @@ LabSpec loadLabSpec(const fs::path& labDir) {
       if (!lc.min && !lc.max) r.fail(p, "a metric check needs \"min\" or \"max\"");
       if (lc.min && lc.max && *lc.min > *lc.max) r.fail(p, "\"min\" is above \"max\": nothing can pass");
     } else {
-      for (const char* k : {"launch", "value", "where", "field", "aggregate", "divide_by", "relative_to_reference", "min", "max"})
+      for (const char* k : {"launch", "report", "value", "where", "field", "aggregate", "divide_by", "relative_to_reference",
+                            "min", "max"})
         if (c.contains(k)) r.fail(p + "/" + k, std::string("only metric checks take \"") + k + "\"");
     }
     spec.checks.push_back(std::move(lc));
   }
 
-  // A simulated launch is graded on figures: its outputs must be checked too, or a kernel that
-  // skips the work at exactly that size would earn them.
+  // A simulated or tl-cpu launch is graded on figures: its outputs must be checked too, or a
+  // kernel that skips the work at exactly that size would earn them.
   for (size_t i = 0; i < spec.launches.size(); ++i) {
     const LabLaunch& l = spec.launches[i];
-    if (!l.simulate) continue;
+    if (!l.simulate && !l.cpu) continue;
     bool checked = false;
     for (const LabCheck& c : spec.checks)
       checked = checked || (c.kind == CheckKind::Correct &&
                             (c.launches.empty() || std::find(c.launches.begin(), c.launches.end(), l.name) != c.launches.end()));
     if (!checked)
       r.fail("/launches/" + std::to_string(i), "launch '" + l.name +
-                                                   "' is simulated but no \"correct\" check covers it: a kernel that "
+                                                   "' is graded on figures but no \"correct\" check covers it: a kernel that "
                                                    "skips work at that size would earn its figures");
   }
 
-  if (j.contains("performance")) {
-    const ojson& pf = j["performance"];
-    r.onlyKeys(pf, "/performance", {"launch", "points", "full_within", "minimal_beyond", "zero_beyond", "minimal_points"});
-    LabPerformance& perf = spec.performance;
-    perf.enabled = true;
-    perf.launch = r.str(r.need(pf, "/performance", "launch"), "/performance/launch");
-    const LabLaunch* l = spec.findLaunch(perf.launch);
-    if (!l) r.fail("/performance/launch", "no launch named '" + perf.launch + "'");
-    if (!l->simulate) r.fail("/performance/launch", "launch '" + perf.launch + "' is not simulated");
-    perf.points = r.num(r.need(pf, "/performance", "points"), "/performance/points");
-    if (pf.contains("full_within")) perf.fullWithin = r.num(pf["full_within"], "/performance/full_within");
-    // "zero_beyond" is "minimal_beyond" with no minimal points.
-    if (pf.contains("zero_beyond")) perf.minimalBeyond = r.num(pf["zero_beyond"], "/performance/zero_beyond");
-    if (pf.contains("minimal_beyond")) perf.minimalBeyond = r.num(pf["minimal_beyond"], "/performance/minimal_beyond");
-    if (pf.contains("minimal_points")) perf.minimalPoints = r.num(pf["minimal_points"], "/performance/minimal_points");
-    if (!(perf.fullWithin >= 1 && perf.minimalBeyond > perf.fullWithin))
-      r.fail("/performance", "need 1 <= full_within < minimal_beyond");
-    if (perf.minimalPoints < 0 || perf.minimalPoints > perf.points)
-      r.fail("/performance/minimal_points", "must be between 0 and points");
-  }
+  if (j.contains("performance")) spec.performance = parsePerformance(r, j["performance"], "/performance", spec, false);
+  if (j.contains("cpu_performance"))
+    spec.cpuPerformance = parsePerformance(r, j["cpu_performance"], "/cpu_performance", spec, true);
   return spec;
 }
 

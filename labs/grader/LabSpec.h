@@ -3,8 +3,8 @@
 //
 // Expects: a lab folder holding lab.json (JSON, read with nlohmann::json in file order).
 // Guarantees: loadLabSpec() returns a spec whose every field was validated (kinds known, launch
-// names unique, every check's launches exist, the performance launch is simulated, the reference
-// file exists), or throws SpecError naming the JSON path of the first problem
+// names unique, every check's launches exist, the performance launch is simulated, a "cpu" metric
+// reads a tl-cpu launch, the reference file exists), or throws SpecError naming the JSON path of the first problem
 // ("labs/01-coalescing/lab.json: /checks/3/kind: unknown check kind 'corect'; ...").
 #pragma once
 
@@ -45,6 +45,7 @@ struct LabLaunch {
   Assignments set;
   bool hidden = false;    // never described in detail to the student
   bool simulate = false;  // also run through tl-sim (metric checks and performance)
+  bool cpu = false;       // run compiled on tl-cpu instead of tl-thread (its results JSON: metric checks, cpu_performance)
   std::vector<LabStep> steps;  // at least one
 };
 
@@ -64,7 +65,8 @@ struct LabCheck {
   double points = 1;
   std::vector<std::string> launches;  // correctness kinds: where it is checked (empty: every launch)
   // Metric checks:
-  std::string launch;     // the simulated launch
+  std::string report = "sim";  // which report it reads: "sim" (tl-sim's) or "cpu" (tl-cpu's results JSON)
+  std::string launch;     // the simulated (or, for "cpu", the tl-cpu) launch
   std::string value;      // optional dotted path to an array in the report
   std::vector<std::pair<std::string, nlohmann::json>> where;  // equality filters on its elements
   std::string field;      // dotted path (in each element, or in the report)
@@ -74,6 +76,9 @@ struct LabCheck {
   std::optional<double> min, max;
 };
 
+// Points for speed: the submission's time at one launch over the reference's. "performance" reads
+// tl-sim's predicted time; "cpu_performance" tl-cpu's measured median (reference and submission
+// timed in turns on the grading machine, so it is points, never a pass/fail check).
 struct LabPerformance {
   bool enabled = false;
   std::string launch;
@@ -81,6 +86,13 @@ struct LabPerformance {
   double fullWithin = 1.2;     // full points at or below this ratio to the reference's time
   double minimalBeyond = 10;   // minimalPoints at or beyond this ratio
   double minimalPoints = 0;    // what a correct but very slow kernel still earns
+};
+
+// How "cpu" launches run on tl-cpu. The thread count is the lab's, not the grading machine's, so
+// a check on programs per thread grades the same everywhere.
+struct LabCpu {
+  int threads = 16;
+  int runs = 15;  // timed runs of each of the reference and the submission, in turns
 };
 
 struct LabSpec {
@@ -97,6 +109,10 @@ struct LabSpec {
   std::vector<LabLaunch> launches;
   std::vector<LabCheck> checks;
   LabPerformance performance;
+  LabCpu cpu;
+  LabPerformance cpuPerformance;
+
+  bool hasCpuLaunches() const;
 
   const LabLaunch* findLaunch(const std::string& name) const;
   // True when some check reads the report's "fusion" section (the unfused simulation is slow).

@@ -50,16 +50,19 @@ GradeResult resultFromJson(const nlohmann::json& j) {
     if (c.contains("value") && c["value"].is_number()) o.value = c["value"].get<double>();
     r.checks.push_back(std::move(o));
   }
-  if (j.contains("performance")) {
-    const auto& p = j["performance"];
-    r.performance.graded = p.value("graded", false);
-    r.performance.points = p.value("points", 0.0);
-    r.performance.earned = p.value("earned", 0.0);
-    r.performance.submissionUs = p.value("predicted_us", 0.0);
-    r.performance.referenceUs = p.value("reference_us", 0.0);
-    r.performance.ratio = p.value("ratio", 0.0);
-    r.performance.detail = p.value("detail", "");
-  }
+  auto perf = [&](const char* key, const char* submissionKey, const char* referenceKey, PerformanceOutcome& o) {
+    if (!j.contains(key)) return;
+    const auto& p = j[key];
+    o.graded = p.value("graded", false);
+    o.points = p.value("points", 0.0);
+    o.earned = p.value("earned", 0.0);
+    o.submission = p.value(submissionKey, 0.0);
+    o.reference = p.value(referenceKey, 0.0);
+    o.ratio = p.value("ratio", 0.0);
+    o.detail = p.value("detail", "");
+  };
+  perf("performance", "predicted_us", "reference_us", r.performance);
+  perf("cpu_performance", "measured_ms", "reference_ms", r.cpuPerformance);
   return r;
 }
 
@@ -82,11 +85,12 @@ GradeResult stopped(const LabSpec& spec, const std::string& file, uint64_t seed,
   for (const LabCheck& c : spec.checks)
     r.checks.push_back({c.id, checkKindName(c.kind), false, c.points, "not graded: " + gate + " failed", "", {}});
   for (const auto& c : r.checks) r.maxScore += c.points;
-  if (spec.performance.enabled) {
-    r.performance.points = spec.performance.points;
-    r.performance.detail = "not graded: " + gate + " failed";
-    r.maxScore += spec.performance.points;
-  }
+  for (auto [pf, po] : {std::pair{&spec.performance, &r.performance}, std::pair{&spec.cpuPerformance, &r.cpuPerformance}})
+    if (pf->enabled) {
+      po->points = pf->points;
+      po->detail = "not graded: " + gate + " failed";
+      r.maxScore += pf->points;
+    }
   return r;
 }
 

@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
     std::ostringstream os;
     os << "submission,source_sha256,score,max_score,pass,seconds";
     for (const auto& c : spec.checks) os << "," << csv(c.id);
-    os << ",performance,error\n";
+    os << ",performance" << (spec.cpuPerformance.enabled ? ",cpu_performance" : "") << ",error\n";
     for (const auto& r : results) {
       os << csv(r.submission) << "," << r.sourceSha256 << "," << r.score << "," << r.maxScore << ","
          << (r.allPass() ? 1 : 0) << "," << r.seconds;
@@ -202,7 +202,9 @@ int main(int argc, char** argv) {
         auto it = std::find_if(r.checks.begin(), r.checks.end(), [&](const CheckOutcome& o) { return o.id == c.id; });
         os << "," << (it != r.checks.end() && it->pass ? "pass" : "fail");
       }
-      os << "," << r.performance.earned << "," << csv(r.infrastructureError) << "\n";
+      os << "," << r.performance.earned;
+      if (spec.cpuPerformance.enabled) os << "," << r.cpuPerformance.earned;
+      os << "," << csv(r.infrastructureError) << "\n";
     }
     ok &= writeFile(csvFile, os.str());
   }

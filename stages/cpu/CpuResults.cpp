@@ -15,25 +15,25 @@
 
 namespace tl::cpu {
 
-CpuResults describeRun(const CompiledKernel& k, const CpuTarget& target, const CpuKernel& kernel, int threads,
+CpuResults describeRun(const Function& fn, const LaunchConfig& launch, const Specialization& spec,
+                       const SourceFile& source, const CpuTarget& target, const CpuKernel& kernel, int threads,
                        const Memory& memory) {
   CpuResults r;
   r.toolVersion = toolVersion();
   r.timestamp = utcTimestamp();
-  r.kernel = k.ir->name;
-  r.source = k.path;
-  r.sourceSha256 = sha256Hex(k.parsed->file->text());
-  for (const auto& [name, value] : k.launch.names)
-    if (name != "grid" && name != "num_warps" && !k.launch.buffer(name)) r.sizes.emplace_back(name, value);
-  r.grid = k.launch.grid;
-  r.programs = k.launch.grid[0] * k.launch.grid[1] * k.launch.grid[2];
-  for (const auto& [name, type] : k.spec.paramTypes) r.dtypes[name] = type.str();
+  r.kernel = fn.name;
+  r.source = source.path();
+  r.sourceSha256 = sha256Hex(source.text());
+  for (const auto& [name, value] : launch.names)
+    if (name != "grid" && name != "num_warps" && !launch.buffer(name)) r.sizes.emplace_back(name, value);
+  r.grid = launch.grid;
+  r.programs = launch.grid[0] * launch.grid[1] * launch.grid[2];
+  for (const auto& [name, type] : spec.paramTypes) r.dtypes[name] = type.str();
   r.cpuModel = cpuModelName();
   r.isa = target.isa;
   r.vectorBytes = target.vectorBytes;
   r.libmvec = target.vectorMath;
   r.threads = threads;
-  r.frontEndMs = k.compileMs;
   const CompileTimes& ct = kernel.times;
   r.llvmIrMs = ct.codegenMs;
   r.optimizeMs = ct.optimizeMs;
@@ -42,7 +42,7 @@ CpuResults describeRun(const CompiledKernel& k, const CpuTarget& target, const C
   r.cacheMs = ct.cacheMs;
   r.cacheHit = ct.cacheHit;
   for (const Buffer& b : memory.buffers()) r.bytes += double(b.bytes.size());
-  r.flops = dotFlops(*k.ir, k.launch);
+  r.flops = dotFlops(fn, launch);
   return r;
 }
 

@@ -15,8 +15,11 @@
 #include <vector>
 
 namespace tl {
-struct CompiledKernel;
+class Function;
 class Memory;
+class SourceFile;
+struct LaunchConfig;
+struct Specialization;
 }  // namespace tl
 
 namespace tl::cpu {
@@ -60,12 +63,13 @@ struct CpuResults {
 struct CpuTarget;
 struct CpuKernel;
 
-// What a checked run of `kernel` (compiled for `target` from k's block IR, after its passes) on
-// `memory` tells: the tool, the kernel and its source, sizes, grid and programs, dtypes, the CPU,
-// the threads the run used, the front end's and the compile's times, the compulsory bytes and the
-// dot FLOPs. The caller adds the passes' time, the timing (setTiming) and the check. tl-cpu and
-// tl-grade both describe runs with it.
-CpuResults describeRun(const CompiledKernel& k, const CpuTarget& target, const CpuKernel& kernel, int threads,
+// What a checked run of `kernel` (compiled for `target` from `fn`, block IR after its passes, at
+// `launch` with `spec`) on `memory` tells: the tool, the kernel and its source, sizes, grid and
+// programs, dtypes, the CPU, the threads the run used, the compile's times, the compulsory bytes
+// and the dot FLOPs. The caller adds the front end's and the passes' times, the timing
+// (setTiming) and the check. tl-cpu and tl-grade both describe runs with it.
+CpuResults describeRun(const Function& fn, const LaunchConfig& launch, const Specialization& spec,
+                       const SourceFile& source, const CpuTarget& target, const CpuKernel& kernel, int threads,
                        const Memory& memory);
 // runs, median, min, GB/s and GFLOP/s from the timed runs' milliseconds (not empty).
 void setTiming(CpuResults& r, const std::vector<double>& ms);

@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
       out << "   tl-cpu: " << tl::plural(stats.programs, "program") << " on " << tl::plural(stats.threads, "thread") << " in "
           << tl::formatMs(stats.ms.at(0)) << " (checked run: store tracking on)\n";
 
-    tl::cpu::CpuResults r = tl::cpu::describeRun(k, target, kernel, stats.threads, memory);
+    tl::cpu::CpuResults r = tl::cpu::describeRun(*k.ir, k.launch, k.spec, *k.parsed->file, target, kernel, stats.threads, memory);
+    r.frontEndMs = k.compileMs;
     r.passesMs = passMs;
 
     if (o.runs > 0 && !kernel.prints) {

@@ -120,7 +120,7 @@ TEST(LabSpec, SimulatedLaunchesMustBeCheckedForCorrectness) {
     loadLabSpec(lab.dir);
     FAIL();
   } catch (const SpecError& e) {
-    EXPECT_NE(std::string(e.what()).find("launch 'b' is simulated but no \"correct\" check covers it"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("launch 'b' is graded on figures but no \"correct\" check covers it"), std::string::npos)
         << e.what();
   }
   // A metric path the reference's own report does not have is the lab's error (exit 2), not a
@@ -140,6 +140,96 @@ TEST(LabSpec, SimulatedLaunchesMustBeCheckedForCorrectness) {
 }
 
 // A kernel that runs for ever costs its own submission only: the child is killed at the limit.
+// A spec that runs launch "c" on tl-cpu: metrics on its tl-cpu report, points for measured time.
+std::string cpuSpecText(const std::string& checks, const std::string& perfLaunch = "c") {
+  std::string spec = specText(checks);
+  spec.replace(spec.find("\"launches\": ["), std::string("\"launches\": [").size(),
+               "\"cpu\": {\"threads\": 3, \"runs\": 4},\n  \"cpu_performance\": {\"launch\": \"" + perfLaunch +
+                   "\", \"points\": 2},\n  \"launches\": [{\"name\": \"c\", \"set\": {\"N\": \"5000\"}, \"cpu\": true}, ");
+  return spec;
+}
+
+TEST(LabSpec, CpuReportsAndTimesNeedCpuLaunches) {
+  TempLab lab;
+  lab.write("sol.tl", kScale);
+  auto error = [&](const std::string& spec) {
+    lab.write("lab.json", spec);
+    try {
+      loadLabSpec(lab.dir);
+    } catch (const SpecError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string correct = R"J({"id": "c", "kind": "correct"})J";
+  EXPECT_NE(error(cpuSpecText("[" + correct + R"J(, {"id": "p", "kind": "metric", "launch": "b", "report": "cpu",
+    "field": "programs", "min": 1}])J")).find("/checks/1/launch: launch 'b' does not run on tl-cpu"), std::string::npos);
+  EXPECT_NE(error(cpuSpecText("[" + correct + R"J(, {"id": "p", "kind": "metric", "launch": "c", "report": "gpu",
+    "field": "programs", "min": 1}])J")).find("/checks/1/report: expected \"sim\""), std::string::npos);
+  EXPECT_NE(error(cpuSpecText("[" + correct + "]", "a")).find("/cpu_performance/launch: launch 'a' does not run on tl-cpu"),
+            std::string::npos);
+  // A tl-cpu launch is graded on figures, so a correct check must cover it.
+  EXPECT_NE(error(cpuSpecText(R"J([{"id": "c", "kind": "correct", "launches": ["a", "b"]}])J"))
+                .find("launch 'c' is graded on figures"), std::string::npos);
+}
+
+#if TL_GRADE_HAVE_CPU
+TEST(Grader, CpuLaunchesRunCompiledOnTheCpu) {
+  TempLab lab;
+  lab.write("sol.tl", kScale);
+  lab.write("lab.json", cpuSpecText(R"J([{"id": "correct", "kind": "correct"}, {"id": "written", "kind": "written"},
+    {"id": "in-bounds", "kind": "in_bounds"},
+    {"id": "programs", "kind": "metric", "launch": "c", "report": "cpu", "field": "programs", "min": 10}])J"));
+  LabSpec spec = loadLabSpec(lab.dir);
+  ReferenceRuns ref = runReference(spec, 5);
+  ASSERT_TRUE(ref.cpuReports.count("c"));
+  EXPECT_EQ(ref.cpuReports.at("c")["programs"].get<int>(), 20);  // cdiv(5000, 256)
+  EXPECT_EQ(ref.cpuReports.at("c")["cpu"]["threads"].get<int>(), 3);
+
+  GradeResult sol = gradeSubmission(spec, spec.reference.string(), ref);
+  EXPECT_TRUE(sol.allPass()) << formatResult(sol, spec);
+  EXPECT_TRUE(sol.cpuPerformance.graded);
+  EXPECT_GT(sol.cpuPerformance.submission, 0);
+  EXPECT_GT(sol.cpuPerformance.reference, 0);
+  GradeResult back = resultFromJson(nlohmann::json::parse(toJson(sol).dump()));
+  EXPECT_DOUBLE_EQ(back.cpuPerformance.submission, sol.cpuPerformance.submission);
+  EXPECT_DOUBLE_EQ(back.score, sol.score);
+
+  // Larger blocks: 5 programs at N = 5000, under the metric's 10; still correct everywhere.
+  std::string big = kScale;
+  big.replace(big.find("BLOCK=256"), 9, "BLOCK=1024");
+  lab.write("big.tl", big);
+  GradeResult g = gradeSubmission(spec, (lab.dir / "big.tl").string(), ref);
+  ASSERT_TRUE(find(g, "programs"));
+  EXPECT_FALSE(find(g, "programs")->pass);
+  EXPECT_NE(find(g, "programs")->detail.find("programs at launch 'c' = 5"), std::string::npos) << find(g, "programs")->detail;
+  EXPECT_TRUE(find(g, "correct")->pass) << formatResult(g, spec);
+
+  // A wrong value at the tl-cpu launch is caught there; an unmasked store runs past out on tl-cpu
+  // and is reported at its line; an unwritten tail is found by tl-cpu's store tracking.
+  std::string wrong = kScale;
+  wrong.replace(wrong.find("* 2.0"), 5, "* 2.0 + (N > 4000)");
+  lab.write("wrong.tl", wrong);
+  g = gradeSubmission(spec, (lab.dir / "wrong.tl").string(), ref);
+  EXPECT_FALSE(find(g, "correct")->pass);
+  EXPECT_NE(find(g, "correct")->detail.find("launch 'c'"), std::string::npos) << find(g, "correct")->detail;
+  EXPECT_FALSE(g.cpuPerformance.graded);
+  std::string unmasked = kScale;
+  unmasked.replace(unmasked.find("* 2.0, mask=m)"), std::string("* 2.0, mask=m)").size(), "* 2.0)");
+  lab.write("unmasked.tl", unmasked);
+  g = gradeSubmission(spec, (lab.dir / "unmasked.tl").string(), ref);
+  EXPECT_FALSE(find(g, "in-bounds")->pass);
+  EXPECT_NE(find(g, "in-bounds")->detail.find("launch 'c'"), std::string::npos) << find(g, "in-bounds")->detail;
+  EXPECT_NE(find(g, "in-bounds")->detail.find("unmasked.tl:6:"), std::string::npos) << find(g, "in-bounds")->detail;
+  std::string tail = kScale;
+  tail.replace(tail.find("m = offs < N"), std::string("m = offs < N").size(), "m = (offs < N) & (offs < 4096)");
+  lab.write("tail.tl", tail);
+  g = gradeSubmission(spec, (lab.dir / "tail.tl").string(), ref);
+  EXPECT_FALSE(find(g, "written")->pass);
+  EXPECT_NE(find(g, "written")->detail.find("launch 'c'"), std::string::npos) << find(g, "written")->detail;
+}
+#endif
+
 TEST(Grader, TimeLimitAndHiddenLaunches) {
   TempLab lab;
   lab.write("sol.tl", kScale);
