@@ -112,6 +112,10 @@ def torch_ms(op, shape, threads):
         x = torch.randn(shape, generator=g)
         w = torch.rand(shape[1], generator=g) + 0.5
         return median_ms(lambda: torch.nn.functional.rms_norm(x, (shape[1],), w, 1e-6))
+    if op == "add_rms_norm":  # lab 7's kernel: h = x + r, y = rms_norm(h)
+        x, r = torch.randn(shape, generator=g), torch.randn(shape, generator=g)
+        w = torch.rand(shape[1], generator=g) + 0.5
+        return median_ms(lambda: torch.nn.functional.rms_norm(x + r, (shape[1],), w, 1e-6))
     if op == "bias_gelu":
         x, b = torch.randn(shape, generator=g), torch.randn(shape[1], generator=g)
         return median_ms(lambda: torch.nn.functional.gelu(x + b, approximate="tanh"))
@@ -184,6 +188,10 @@ def torch_cuda_ms(op, shape):
         x = torch.randn(shape, device=dev, generator=g)
         w = torch.rand(shape[1], device=dev) + 0.5
         fn = lambda: torch.nn.functional.rms_norm(x, (shape[1],), w, 1e-6)  # noqa: E731
+    elif op == "add_rms_norm":
+        x, r = torch.randn(shape, device=dev, generator=g), torch.randn(shape, device=dev, generator=g)
+        w = torch.rand(shape[1], device=dev) + 0.5
+        fn = lambda: torch.nn.functional.rms_norm(x + r, (shape[1],), w, 1e-6)  # noqa: E731
     elif op == "bias_gelu":
         x, b = torch.randn(shape, device=dev, generator=g), torch.randn(shape[1], device=dev, generator=g)
         fn = lambda: torch.nn.functional.gelu(x + b, approximate="tanh")  # noqa: E731
