@@ -92,6 +92,34 @@ TEST_F(MeasuredFiles, PairedByHashAndLaunchFromAnyFileName) {
   EXPECT_TRUE(m.note.empty());
 }
 
+// tl-cpu's results (the CPU column) pair by the same rule, never as the GPU's run; the most
+// threads win; another launch or source is not paired.
+TEST_F(MeasuredFiles, CpuResultsAreTheCpuColumn) {
+  auto cpuDoc = [](const std::string& hash, int threads, double ms, const std::string& n = "100") {
+    return R"J({"schema_version": 1, "tool": "tl-cpu", "kernel": "softmax_kernel", "source": "kernels/softmax.tl",
+      "source_sha256": ")J" + hash + R"J(", "sizes": {"M": "8", "N": ")J" + n + R"J(", "stride": "100", "BLOCK_N": "128"},
+      "grid": [8, 1, 1], "programs": 8, "cpu": {"model": "Xeon", "isa": "avx512", "threads": )J" + std::to_string(threads) +
+           R"J(}, "time": {"runs": 20, "median_ms": )J" + std::to_string(ms) + R"J(, "min_ms": 0.001},
+      "throughput": {"bytes": 6400, "gb_per_s": 3.2}})J";
+  };
+  write("cpu/one.json", cpuDoc(softmaxHash(), 1, 0.02));
+  write("cpu/all.json", cpuDoc(softmaxHash(), 16, 0.005));
+  write("cpu/other_launch.json", cpuDoc(softmaxHash(), 32, 0.004, "101"));
+  write("cpu/other_source.json", cpuDoc(sha256Hex("x"), 64, 0.003));
+  MeasuredSet m = load();
+  EXPECT_FALSE(m.run) << "a CPU result is not the GPU's";
+  ASSERT_TRUE(m.cpuRun);
+  EXPECT_EQ(m.cpuRun->threads, 16);
+  EXPECT_DOUBLE_EQ(m.cpuRun->medianMs, 0.005);
+  EXPECT_EQ(m.cpuRun->isa, "avx512");
+  EXPECT_EQ(m.cpuRun->device, "Xeon");
+  write("gpu.json", result(softmaxHash()));
+  m = load();
+  ASSERT_TRUE(m.run);
+  EXPECT_DOUBLE_EQ(m.run->medianMs, 0.0123);
+  ASSERT_TRUE(m.cpuRun);
+}
+
 // The bug this fixes: a student's own softmax_kernel (same kernel name, same file name) got the
 // shipped softmax's times. Another source's hash is never paired, and the note says so.
 TEST_F(MeasuredFiles, SameNamedKernelWithAnotherSourceIsNotPaired) {

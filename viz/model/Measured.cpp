@@ -155,6 +155,11 @@ bool measuredFromJson(const Json& doc, const std::string& file, MeasuredRun& out
   r.blocksPerSM = static_cast<int>(number(doc, "/resources/blocks_per_sm"));
   r.numWarps = static_cast<int>(number(doc, "/num_warps"));
   r.unfused = doc.contains("unfused");
+  if (text(doc, "/tool") == "tl-cpu") {
+    r.device = text(doc, "/cpu/model");
+    r.threads = static_cast<int>(number(doc, "/cpu/threads"));
+    r.isa = text(doc, "/cpu/isa");
+  }
   r.raw = doc;
   out = std::move(r);
   return true;
@@ -253,10 +258,18 @@ MeasuredSet loadMeasured(const std::string& dirText, const std::string& sourceSh
       }
       continue;
     }
-    if (!doc.is_object() || !doc.contains("schema_version") || text(doc, "/tool") != "tl-ptx") continue;  // not a results file
+    const std::string tool = text(doc, "/tool");
+    if (!doc.is_object() || !doc.contains("schema_version") || (tool != "tl-ptx" && tool != "tl-cpu"))
+      continue;  // not a results file
     MeasuredRun run;
     if (!measuredFromJson(doc, f.string(), run, &why)) {
       set.problems.push_back(why);
+      continue;
+    }
+    if (tool == "tl-cpu") {  // the CPU column: this source at this launch, the most threads
+      if (run.medianMs > 0 && pairMeasurement(run, sourceSha256, launch).paired &&
+          (!set.cpuRun || run.threads > set.cpuRun->threads))
+        set.cpuRun = std::move(run);
       continue;
     }
     if (run.unfused) {

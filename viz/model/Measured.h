@@ -1,9 +1,10 @@
-// Measured GPU results for one kernel source: every tl-ptx results file in a folder
+// Measured results for one kernel source: every tl-ptx (and tl-cpu) results file in a folder
 // (`tl-viz --measured DIR`), paired with the session's source by SHA-256 and launch, never by
 // kernel name or file name.
 //
 //   DIR/**/<anything>.json   a tl-ptx results JSON (stages/ptx/Results.h, docs/gpu.md), with or
-//                            without an "unfused" section (tl-ptx --unfused), or a comparison
+//                            without an "unfused" section (tl-ptx --unfused); a tl-cpu results
+//                            JSON (stages/cpu/CpuResults.h: the CPU column); or a comparison
 //                            file {"rows": [{"shape", "tilelab_ms", "triton_ms", "torch_ms",
 //                            "tilelab": {results JSON}}]} (bench/gpu/compare.py's compare.json)
 //
@@ -34,6 +35,7 @@ namespace tl::viz {
 struct MeasuredSet {
   std::string dir;                        // the folder searched ("" : none found)
   std::optional<MeasuredRun> run;         // this source at this launch (a warm-cache run preferred)
+  std::optional<MeasuredRun> cpuRun;      // tl-cpu, this source at this launch (the most threads)
   std::vector<MeasuredRun> unfused;       // tl-ptx --unfused runs of this source, by file name
   std::vector<TimingRow> timings;         // comparison rows of this source, in file order
   std::vector<nlohmann::json> timingDocs; // each row's "tilelab" results JSON, per timings[i]

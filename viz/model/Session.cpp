@@ -388,6 +388,7 @@ class Pipeline {
       data_->measuredNote = measured_.note;
     if (data_->sourceEdited && !data_->measured)
       data_->measuredNote = "the source was edited; " + data_->measuredNote;
+    data_->measuredCpu = measured_.cpuRun;
     for (const MeasuredRun& u : measured_.unfused)
       if (deviceIsGpu(u.device, data_->gpu)) data_->measuredUnfused.push_back(u);
     data_->timings = measured_.timings;

@@ -111,6 +111,8 @@ struct MeasuredRun {
   double medianMs = 0, minMs = 0, gbPerS = 0, bytes = 0;
   int registers = 0, blocksPerSM = 0, numWarps = 0;
   bool unfused = false;             // an `tl-ptx --unfused` result
+  int threads = 0;                  // tl-cpu results: the threads that ran the grid ("cpu.threads")
+  std::string isa;                  // tl-cpu results: "avx512", ...
   nlohmann::json raw;               // the whole document
 };
 
@@ -161,6 +163,7 @@ struct SessionData {
 
   // Measured (when results for this kernel exist).
   std::optional<MeasuredRun> measured;          // tl-ptx at this kernel's default launch
+  std::optional<MeasuredRun> measuredCpu;       // tl-cpu at this kernel's default launch (the CPU column)
   std::vector<MeasuredRun> measuredUnfused;     // tl-ptx --unfused runs of this kernel
   std::vector<TimingRow> timings;               // compare.json rows for this kernel
   bool timingsPending = false;                  // Simulated, but `timings` are still being predicted

@@ -3,7 +3,8 @@
 // each size re-simulated by the Session), and the kernel's default launch (tl-ptx's results, paired
 // by source SHA-256 and launch, viz/model/Measured.h) against this session's report; the error of
 // each prediction and whether it is within the 20% target; a dot chart of predicted against
-// measured on a log scale.
+// measured on a log scale. The CPU column: tl-cpu's results for this source at this launch
+// (paired the same way), beside the GPU's, with the GPU's lead over the CPU.
 //
 // Expects: SessionData with timings, measured (either may be empty), measuredNote and the report.
 // Guarantees: the numbers come from viz/model/Comparisons.h; with nothing paired the panel says
@@ -55,6 +56,26 @@ void where(const SessionData& data) {
       data.measuredDir.empty() ? "none found (--measured DIR)" : data.measuredDir.c_str());
 }
 
+// GB/s as the table shows it.
+std::string gbText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+// Without a GPU measurement: the CPU's alone, or where to get one.
+void cpuOnly(const SessionData& data) {
+  if (!data.measuredCpu) {
+    ImGui::TextDisabled("CPU: no tl-cpu results for this source at this launch (tl-cpu %s --results-dir DIR).",
+                        data.inputs.path.c_str());
+    return;
+  }
+  const MeasuredRun& c = *data.measuredCpu;
+  ImGui::Text("CPU, measured by tl-cpu (%d threads, %s): %s ms (min %s), %s GB/s of compulsory bytes", c.threads,
+              c.isa.c_str(), ms(c.medianMs).c_str(), ms(c.minMs).c_str(), gbText(c.gbPerS).c_str());
+  ImGui::TextDisabled("%s  %s", c.device.c_str(), c.file.c_str());
+}
+
 void defaultLaunch(const SessionData& data) {
   ImGui::TextUnformatted("Default launch");
   ImGui::SameLine();
@@ -64,16 +85,19 @@ void defaultLaunch(const SessionData& data) {
     ImGui::TextColored(kWarn, "%s.", data.measuredNote.empty() ? "no measurement for this source" : data.measuredNote.c_str());
     ImGui::PopTextWrapPos();
     if (!data.sourceSha256.empty()) ImGui::TextDisabled("this source: SHA-256 %s", data.sourceSha256.c_str());
+    cpuOnly(data);
     return;
   }
   MeasuredVsPredicted m = measuredVsPredicted(*data.measured, data.report, data.launch, data.numWarps);
+  const MeasuredRun* cpu = data.measuredCpu ? &*data.measuredCpu : nullptr;
   ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
-  if (ImGui::BeginTable("default_launch", 3, flags)) {
+  if (ImGui::BeginTable("default_launch", cpu ? 4 : 3, flags)) {
     ImGui::TableSetupColumn("");
-    ImGui::TableSetupColumn("measured");
+    ImGui::TableSetupColumn("GPU measured");
     ImGui::TableSetupColumn("simulated");
+    if (cpu) ImGui::TableSetupColumn(("CPU measured (tl-cpu, " + std::to_string(cpu->threads) + " threads)").c_str());
     ImGui::TableHeadersRow();
-    auto row = [](const char* what, const std::string& a, const std::string& b) {
+    auto row = [&](const char* what, const std::string& a, const std::string& b, const std::string& c) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(what);
@@ -81,18 +105,23 @@ void defaultLaunch(const SessionData& data) {
       ImGui::TextUnformatted(a.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(b.c_str());
+      if (!cpu) return;
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.c_str());
     };
-    char gb1[32], gb2[32];
-    std::snprintf(gb1, sizeof gb1, "%.0f", m.gbPerSMeasured);
-    std::snprintf(gb2, sizeof gb2, "%.0f", m.gbPerSPredicted);
-    row("time (ms)", ms(m.measuredMs) + " (min " + ms(m.minMs) + ")", ms(m.predictedMs));
+    row("time (ms)", ms(m.measuredMs) + " (min " + ms(m.minMs) + ")", ms(m.predictedMs),
+        cpu ? ms(cpu->medianMs) + " (min " + ms(cpu->minMs) + ")" : "");
     row("registers", m.registersMeasured ? std::to_string(m.registersMeasured) : "-",
-        std::to_string(m.registersModel) + (m.registersModelEstimated ? " (estimate)" : ""));
+        std::to_string(m.registersModel) + (m.registersModelEstimated ? " (estimate)" : ""), "-");
     row("blocks per SM", m.blocksPerSMMeasured ? std::to_string(m.blocksPerSMMeasured) : "-",
-        std::to_string(m.blocksPerSMModel));
-    row("GB/s", std::string(gb1) + " (compulsory bytes)", std::string(gb2) + " (DRAM bytes)");
+        std::to_string(m.blocksPerSMModel), "-");
+    row("GB/s", gbText(m.gbPerSMeasured) + " (compulsory bytes)", gbText(m.gbPerSPredicted) + " (DRAM bytes)",
+        cpu ? gbText(cpu->gbPerS) + " (compulsory bytes, " + cpu->isa + ")" : "");
     ImGui::EndTable();
   }
+  if (cpu && cpu->medianMs > 0 && m.measuredMs > 0)
+    ImGui::Text("the GPU's kernel is %.1fx the CPU's at this launch (kernel times: a GPU call adds its launch)",
+                cpu->medianMs / m.measuredMs);
   if (!m.differences.empty()) {
     ImGui::TextColored(kWarn, "Measured at other sizes than this launch, so no error is given:");
     for (const std::string& d : m.differences) ImGui::BulletText("%s", d.c_str());
@@ -101,6 +130,7 @@ void defaultLaunch(const SessionData& data) {
                        pct(m.errorPct).c_str(), m.within ? "within" : "outside", kTimingTargetPercent);
   }
   ImGui::TextDisabled("%s  %s", m.device.c_str(), m.file.c_str());
+  if (cpu) ImGui::TextDisabled("%s  %s", cpu->device.c_str(), cpu->file.c_str());
 }
 
 void timingsTableUi(const std::vector<TimingsTableRow>& rows) {
