@@ -5,7 +5,12 @@ numpy per kernel and size, on one thread and on every thread, one panel per kern
     python3 bench/cpu/plot_suite.py bench/results/cpu/suite_h200_host.json docs/img/cpu_suite_h200_host.png
 
 GB/s of compulsory traffic for the memory-bound kernels, GFLOP/s for matmul (the suite's own
-figures: every number is one of its rows)."""
+figures: every number is one of its rows). With --crossover, a run that has the GPU beside it
+(suite.py --tl-ptx) is drawn as time against size instead: tl-cpu on every thread, tl-ptx's
+kernel and a PyTorch CUDA call, one panel per kernel; where the CPU line is under the CUDA call's,
+the CPU answers first.
+
+    python3 bench/cpu/plot_suite.py bench/results/cpu/cpu_gpu_h200.json docs/img/cpu_gpu_crossover.png --crossover"""
 import json
 import sys
 
@@ -15,10 +20,42 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def crossover(report, dst):
+    rows = [r for r in report["rows"] if r.get("tl_ptx_ms") is not None]
+    kernels = list(dict.fromkeys(r["kernel"] for r in rows))
+    cols = min(3, len(kernels))
+    nrows = (len(kernels) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols, 3.0 * nrows + 0.4), squeeze=False)
+    series = [("tl-cpu, all threads", "tl_cpu_ms", "#1f77b4"), ("tl-ptx kernel", "tl_ptx_ms", "#d62728"),
+              ("PyTorch CUDA per call", "torch_cuda_call_ms", "#ff7f0e")]
+    for ki, k in enumerate(kernels):
+        ax = axes[ki // cols][ki % cols]
+        sel = sorted((r for r in rows if r["kernel"] == k), key=lambda r: r["bytes"])
+        for label, key, color in series:
+            ax.plot([r["bytes"] for r in sel], [r[key] * 1e3 for r in sel], "o-", label=label, color=color)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(k, fontsize=9)
+        ax.set_xlabel("compulsory bytes", fontsize=8)
+        ax.set_ylabel("us", fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes[0][0].legend(fontsize=7)
+    g, p = report.get("gpu_peaks", {}), report.get("peaks", {})
+    fig.suptitle(f"CPU ({report['threads']} threads) against {g.get('device', 'the GPU')}: the CPU answers first "
+                 f"where its line is under the CUDA call's\n(peaks: FMA {g.get('fma_tflops', '?')} TFLOP/s vs "
+                 f"{p.get('fma_gflops', '?')} GFLOP/s, bandwidth {g.get('copy_gbps', '?')} vs {p.get('triad_gbps', '?')} GB/s)",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+
+
 def main():
     src, dst = sys.argv[1], sys.argv[2]
     with open(src) as f:
         report = json.load(f)
+    if "--crossover" in sys.argv[3:]:
+        crossover(report, dst)
+        return
     rows = report["rows"]
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
     threads = sorted({r["threads"] for r in rows})

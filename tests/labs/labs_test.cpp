@@ -206,27 +206,21 @@ TEST(Grader, CpuLaunchesRunCompiledOnTheCpu) {
   EXPECT_TRUE(find(g, "correct")->pass) << formatResult(g, spec);
 
   // A wrong value at the tl-cpu launch is caught there; an unmasked store runs past out on tl-cpu
-  // and is reported at its line; an unwritten tail is found by tl-cpu's store tracking.
-  std::string wrong = kScale;
-  wrong.replace(wrong.find("* 2.0"), 5, "* 2.0 + (N > 4000)");
-  lab.write("wrong.tl", wrong);
-  g = gradeSubmission(spec, (lab.dir / "wrong.tl").string(), ref);
-  EXPECT_FALSE(find(g, "correct")->pass);
-  EXPECT_NE(find(g, "correct")->detail.find("launch 'c'"), std::string::npos) << find(g, "correct")->detail;
-  EXPECT_FALSE(g.cpuPerformance.graded);
-  std::string unmasked = kScale;
-  unmasked.replace(unmasked.find("* 2.0, mask=m)"), std::string("* 2.0, mask=m)").size(), "* 2.0)");
-  lab.write("unmasked.tl", unmasked);
-  g = gradeSubmission(spec, (lab.dir / "unmasked.tl").string(), ref);
-  EXPECT_FALSE(find(g, "in-bounds")->pass);
-  EXPECT_NE(find(g, "in-bounds")->detail.find("launch 'c'"), std::string::npos) << find(g, "in-bounds")->detail;
+  // and is reported at its line; an unwritten tail is found by tl-cpu's store tracking. Each is
+  // kScale with one edit, failing `check` at launch 'c'.
+  auto failsAtC = [&](const std::string& name, const std::string& from, const std::string& to, const std::string& check) {
+    std::string text = kScale;
+    text.replace(text.find(from), from.size(), to);
+    lab.write(name, text);
+    GradeResult r = gradeSubmission(spec, (lab.dir / name).string(), ref);
+    const CheckOutcome* c = find(r, check);
+    EXPECT_TRUE(c && !c->pass && c->detail.find("launch 'c'") != std::string::npos) << formatResult(r, spec);
+    return r;
+  };
+  EXPECT_FALSE(failsAtC("wrong.tl", "* 2.0", "* 2.0 + (N > 4000)", "correct").cpuPerformance.graded);
+  g = failsAtC("unmasked.tl", "* 2.0, mask=m)", "* 2.0)", "in-bounds");
   EXPECT_NE(find(g, "in-bounds")->detail.find("unmasked.tl:6:"), std::string::npos) << find(g, "in-bounds")->detail;
-  std::string tail = kScale;
-  tail.replace(tail.find("m = offs < N"), std::string("m = offs < N").size(), "m = (offs < N) & (offs < 4096)");
-  lab.write("tail.tl", tail);
-  g = gradeSubmission(spec, (lab.dir / "tail.tl").string(), ref);
-  EXPECT_FALSE(find(g, "written")->pass);
-  EXPECT_NE(find(g, "written")->detail.find("launch 'c'"), std::string::npos) << find(g, "written")->detail;
+  failsAtC("tail.tl", "m = offs < N", "m = (offs < N) & (offs < 4096)", "written");
 }
 #endif
 
