@@ -13,6 +13,10 @@ numpy are timed the same way here: one warm-up, then the median of up to 10 call
 thread count (torch.set_num_threads; numpy's BLAS through OPENBLAS_NUM_THREADS in a
 subprocess). Ratios are tl-cpu's speed over theirs, from one run of this script.
 GB/s counts the compulsory traffic (every buffer once), as tl-ptx and tl-cpu report it.
+
+On the GPU machine, --tl-ptx adds the GPU beside it at the same shapes: tl-ptx fused and unfused
+(its own CUDA-event timing, L2 flushed), Triton's kernels with --triton (bench/gpu/compare.py's,
+by do_bench), and PyTorch CUDA per call and per kernel (bench/cpu/cpu_gpu_h200.sh runs it all).
 """
 import argparse
 import json
@@ -215,10 +219,43 @@ def torch_cuda_ms(op, shape):
     return wall, start.elapsed_time(end) / 100
 
 
-def tl_ptx(exe, kernel, sets, size, results_dir):
+def triton_ms(kernel, shape):
+    """Triton's kernel for the same op on the GPU (bench/gpu/compare.py's kernels, timed as it times
+    them: triton.testing.do_bench, median); None where compare.py has none (rmsnorm, bias_gelu)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
+    import compare
+    import torch
+    import triton
+    dev = torch.device("cuda")
+    if kernel == "vector_add":
+        n = shape[0]
+        x, y, o = (torch.randn(n, device=dev) for _ in range(3))
+        return compare.bench(lambda: compare.add_kernel[(triton.cdiv(n, 1024),)](x, y, o, n, BLOCK=1024))
+    if kernel in ("softmax", "layernorm"):
+        m, n = shape
+        block = triton.next_power_of_2(n)
+        x, o = torch.randn(m, n, device=dev), torch.empty(m, n, device=dev)
+        warps = compare.softmax_warps(block)
+        if kernel == "softmax":
+            return compare.bench(lambda: compare.softmax_kernel[(m,)](x, o, n, n, BLOCK=block, num_warps=warps))
+        w, b = torch.rand(n, device=dev) + 0.5, torch.randn(n, device=dev) * 0.1
+        return compare.bench(lambda: compare.layernorm_kernel[(m,)](x, o, w, b, n, 1e-5, BLOCK=block, num_warps=warps))
+    if kernel == "matmul":
+        m, n, k = shape
+        t = 64 if min(m, n) < 1024 else 128
+        a, b, c = torch.randn(m, k, device=dev), torch.randn(k, n, device=dev), torch.empty(m, n, device=dev)
+        return compare.bench(lambda: compare.matmul_kernel[(m // t, n // t)](a, b, c, m, n, k, BM=t, BN=t, BK=32,
+                                                                               num_warps=8 if t == 128 else 4))
+    return None
+
+
+def tl_ptx(exe, kernel, sets, size, results_dir, unfused=False):
+    """tl-ptx's median (and, with `unfused`, the unfused sequence's), its check and its command."""
     gpu = KERNELS[kernel].get("gpu_sets", {})
     sets = dict(sets, **gpu.get(size, gpu.get("default", {})))
     cmd = [exe, KERNELS[kernel]["file"], "--check-stage", "block", "--results-dir", results_dir]
+    if unfused:
+        cmd.append("--unfused")
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -229,8 +266,10 @@ def tl_ptx(exe, kernel, sets, size, results_dir):
         with open(os.path.join(results_dir, stem + ".json")) as f:
             j = json.load(f)
     except OSError:
-        return None, "FAIL", " ".join(cmd)
-    return j["time"]["median_ms"], (j["check"]["result"] if r.returncode == 0 else "FAIL"), " ".join(cmd)
+        return None, None, "FAIL", " ".join(cmd)
+    u = j.get("unfused", {})  # "kernels": one entry per unfused kernel
+    unfused_ms = u.get("median_ms") if len(u.get("kernels", [])) > 1 else None
+    return j["time"]["median_ms"], unfused_ms, (j["check"]["result"] if r.returncode == 0 else "FAIL"), " ".join(cmd)
 
 
 def main():
@@ -243,7 +282,8 @@ def main():
     ap.add_argument("--sizes", default="tiny,small,medium,large")
     ap.add_argument("--tl-ptx", help="also the GPU: tl-ptx (and PyTorch on CUDA) on the same kernels and shapes")
     ap.add_argument("--all-threads-only", action="store_true", help="skip the one-thread runs")
-    ap.add_argument("--no-unfused", action="store_true", help="skip tl-cpu --unfused")
+    ap.add_argument("--no-unfused", action="store_true", help="skip the unfused runs (tl-cpu's and tl-ptx's)")
+    ap.add_argument("--triton", action="store_true", help="with --tl-ptx: Triton's kernels too (bench/gpu/compare.py's)")
     ap.add_argument("--gpu-peaks", help="the GPU's measured peaks (JSON with fma_tflops, copy_gbps) for the GPU/CPU ratio")
     args = ap.parse_args()
 
@@ -285,7 +325,9 @@ def main():
                 row["torch_ms"] = torch_ms(spec["torch"], shape, threads) if spec.get("torch") else None
                 row["numpy_ms"] = numpy_ms(spec["numpy"], shape, threads) if spec.get("numpy") and report["numpy"] else None
                 if args.tl_ptx and threads == args.threads:
-                    row["tl_ptx_ms"], row["tl_ptx_check"], row["tl_ptx_command"] = tl_ptx(args.tl_ptx, kernel, sets, size, results_dir)
+                    row["tl_ptx_ms"], row["tl_ptx_unfused_ms"], row["tl_ptx_check"], row["tl_ptx_command"] = tl_ptx(
+                        args.tl_ptx, kernel, sets, size, results_dir, not args.no_unfused)
+                    row["triton_ms"] = triton_ms(kernel, shape) if args.triton else None
                     row["torch_cuda_call_ms"], row["torch_cuda_kernel_ms"] = torch_cuda_ms(spec["torch"], shape)
                 report["rows"].append(row)
                 print(json.dumps(row), flush=True)
@@ -339,13 +381,15 @@ def markdown(report):
                    "tl-cpu on every core. The ratios are CPU time over GPU time (above 1: the GPU is faster). By kernel "
                    "time the GPU always wins; per call, the CPU wins where the GPU's launch and synchronize cost more "
                    "than the work.\n")
-        out.append("| kernel | size | tl-cpu (all threads) | tl-ptx kernel | PyTorch CUDA per call | PyTorch CUDA kernel | "
-                   "tl-ptx check | tl-cpu / tl-ptx kernel | tl-cpu / PyTorch CUDA per call |")
-        out.append("|---|---|---:|---:|---:|---:|---|---:|---:|")
+        out.append("| kernel | size | tl-cpu (all threads) | tl-ptx kernel | tl-ptx unfused | Triton | PyTorch CUDA per call | "
+                   "PyTorch CUDA kernel | tl-ptx check | tl-cpu / tl-ptx kernel | tl-cpu / PyTorch CUDA per call |")
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
+        opt = lambda v: f"{v:.3g} ms" if v else ""  # noqa: E731
         for r in gpu:
             c, g, call = r["tl_cpu_ms"], r["tl_ptx_ms"], r["torch_cuda_call_ms"]
-            out.append(f"| {r['kernel']} | {r['size']} | {c:.3g} ms | {g:.3g} ms | {call:.3g} ms | "
-                       f"{r['torch_cuda_kernel_ms']:.3g} ms | {r['tl_ptx_check']} | {c / g:.1f}x | {c / call:.2f}x |")
+            out.append(f"| {r['kernel']} | {r['size']} | {c:.3g} ms | {g:.3g} ms | {opt(r.get('tl_ptx_unfused_ms'))} | "
+                       f"{opt(r.get('triton_ms'))} | {call:.3g} ms | {r['torch_cuda_kernel_ms']:.3g} ms | {r['tl_ptx_check']} | "
+                       f"{c / g:.1f}x | {c / call:.2f}x |")
     if "peaks" in report and "gpu_peaks" in report:
         p, g = report["peaks"], report["gpu_peaks"]
         out.append(f"\nMeasured peaks, GPU over CPU: FMA {g['fma_tflops'] * 1e3 / p['fma_gflops']:.0f}x "
