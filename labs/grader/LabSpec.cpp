@@ -4,6 +4,7 @@
 #include "ir/FileRead.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -212,10 +213,14 @@ LabSpec loadLabSpec(const fs::path& labDir) {
   if (j.contains("cpu")) {
     const ojson& c = j["cpu"];
     r.onlyKeys(c, "/cpu", {"threads", "runs"});
-    if (c.contains("threads")) spec.cpu.threads = static_cast<int>(r.num(c["threads"], "/cpu/threads"));
-    if (c.contains("runs")) spec.cpu.runs = static_cast<int>(r.num(c["runs"], "/cpu/runs"));
-    if (spec.cpu.threads < 1 || spec.cpu.threads > 1024) r.fail("/cpu/threads", "expected 1 to 1024");
-    if (spec.cpu.runs < 1 || spec.cpu.runs > 1000) r.fail("/cpu/runs", "expected 1 to 1000");
+    auto count = [&](const char* key, double hi) {  // a whole number in [1, hi], checked before the cast
+      const std::string path = std::string("/cpu/") + key;
+      double v = r.num(c[key], path);
+      if (!(v >= 1 && v <= hi) || v != std::floor(v)) r.fail(path, "expected a whole number from 1 to " + std::to_string(int(hi)));
+      return static_cast<int>(v);
+    };
+    if (c.contains("threads")) spec.cpu.threads = count("threads", 1024);
+    if (c.contains("runs")) spec.cpu.runs = count("runs", 1000);
   }
 
   const ojson& launches = r.need(j, "", "launches");

@@ -38,7 +38,9 @@ TEST_P(Lab, SolutionPassesStarterAndWrongSolutionsFailTheirChecks) {
   LabSpec spec = loadLabSpec(GetParam());
   ReferenceRuns ref = runReference(spec, 12345);
   GradeResult sol = gradeSubmission(spec, spec.reference.string(), ref);
-  if (spec.performance.enabled) EXPECT_DOUBLE_EQ(sol.performance.earned, spec.performance.points);
+  if (spec.performance.enabled) {
+    EXPECT_DOUBLE_EQ(sol.performance.earned, spec.performance.points);
+  }
   // What `tl-grade LAB --check-lab` prints, one line per file.
   std::vector<LabFileVerdict> verdicts = checkLab(spec, ref);
   EXPECT_GE(verdicts.size(), 6u) << "the solution, a starter and at least 4 wrong solutions";
@@ -168,6 +170,10 @@ TEST(LabSpec, CpuReportsAndTimesNeedCpuLaunches) {
     "field": "programs", "min": 1}])J")).find("/checks/1/report: expected \"sim\""), std::string::npos);
   EXPECT_NE(error(cpuSpecText("[" + correct + "]", "a")).find("/cpu_performance/launch: launch 'a' does not run on tl-cpu"),
             std::string::npos);
+  std::string badThreads = cpuSpecText("[" + correct + "]");
+  badThreads.replace(badThreads.find("\"threads\": 3"), std::string("\"threads\": 3").size(), "\"threads\": 1e30");
+  EXPECT_NE(error(badThreads).find("/cpu/threads: expected a whole number from 1 to 1024"), std::string::npos)
+      << error(badThreads);
   // A tl-cpu launch is graded on figures, so a correct check must cover it.
   EXPECT_NE(error(cpuSpecText(R"J([{"id": "c", "kind": "correct", "launches": ["a", "b"]}])J"))
                 .find("launch 'c' is graded on figures"), std::string::npos);
