@@ -19,6 +19,7 @@ On the GPU machine, --tl-ptx adds the GPU beside it at the same shapes: tl-ptx f
 by do_bench), and PyTorch CUDA per call and per kernel (bench/cpu/cpu_gpu_h200.sh runs it all).
 """
 import argparse
+import re
 import json
 import os
 import statistics
@@ -158,6 +159,22 @@ def numpy_ms(op, shape, threads):
     return float(r.stdout.strip())
 
 
+def reference_ms(exe, kernel, sets):
+    """One run of a reference interpreter (tl-scalar or tl-block, the executable next to tl-cpu's
+    build folder), for scale: the time it prints for the grid ("tl-block: 8 programs, 168 tile ops
+    in 0.154 ms"), compile excluded; None when it is not there or did not run."""
+    if not exe or not os.path.exists(exe):
+        return None
+    cmd = [exe, KERNELS[kernel]["file"]] + ([] if exe.endswith("tl-scalar") else ["--no-check"])  # tl-scalar checks nothing
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"tl-(?:scalar|block): .* in ([0-9.e+-]+) (ms|s)\b", r.stdout)
+    if r.returncode != 0 or not m:
+        return None
+    return float(m.group(1)) * (1e3 if m.group(2) == "s" else 1)
+
+
 def tl_cpu(exe, kernel, sets, threads, results_dir, unfused):
     cmd = [exe, KERNELS[kernel]["file"], "--threads", str(threads), "--check-stage", "block", "--results-dir", results_dir]
     if unfused:
@@ -281,6 +298,8 @@ def main():
     ap.add_argument("--kernels", default=",".join(KERNELS))
     ap.add_argument("--sizes", default="tiny,small,medium,large")
     ap.add_argument("--tl-ptx", help="also the GPU: tl-ptx (and PyTorch on CUDA) on the same kernels and shapes")
+    ap.add_argument("--references", default="tiny,small",
+                    help="sizes at which tl-scalar and tl-block (next to tl-cpu: ../scalar, ../block) run once, for scale")
     ap.add_argument("--all-threads-only", action="store_true", help="skip the one-thread runs")
     ap.add_argument("--no-unfused", action="store_true", help="skip the unfused runs (tl-cpu's and tl-ptx's)")
     ap.add_argument("--triton", action="store_true", help="with --tl-ptx: Triton's kernels too (bench/gpu/compare.py's)")
@@ -322,6 +341,10 @@ def main():
                     "unfused_ms": j.get("unfused", {}).get("median_ms"), "unfused_kernels": j.get("unfused", {}).get("kernels"),
                     "unfused_check": j.get("unfused", {}).get("check"),
                 }
+                if size in args.references.split(",") and threads == args.threads:
+                    stages = os.path.dirname(os.path.dirname(os.path.abspath(args.tl_cpu)))
+                    row["tl_scalar_ms"] = reference_ms(os.path.join(stages, "scalar", "tl-scalar"), kernel, sets)
+                    row["tl_block_ms"] = reference_ms(os.path.join(stages, "block", "tl-block"), kernel, sets)
                 row["torch_ms"] = torch_ms(spec["torch"], shape, threads) if spec.get("torch") else None
                 row["numpy_ms"] = numpy_ms(spec["numpy"], shape, threads) if spec.get("numpy") and report["numpy"] else None
                 if args.tl_ptx and threads == args.threads:
@@ -373,6 +396,18 @@ def markdown(report):
         unfused_cell = f"{u:.3g} ms ({r['unfused_kernels']}, {r['unfused_check']})" if u else ""
         out.append(f"| {r['kernel']} | {r['size']} | {shape} | {r['threads']} | {r['check']} | {c:.3g} ms ({rate(r, c)}) | "
                    f"{unfused_cell} | {torch_cell} | {numpy_cell} | {ratio_t} | {ratio_n} |")
+    refs = [r for r in report["rows"] if r.get("tl_scalar_ms") or r.get("tl_block_ms")]
+    if refs:
+        out.append("\n## The references, for scale\n")
+        out.append("tl-scalar (one element at a time) and tl-block (a tile at a time), the interpreters every stage is "
+                   "checked against: one run of the grid each, compile excluded, beside tl-cpu's median.\n")
+        out.append("| kernel | size | tl-scalar | tl-block | tl-cpu | tl-cpu / tl-block speed |")
+        out.append("|---|---|---:|---:|---:|---:|")
+        for r in refs:
+            sc, bl, c = r.get("tl_scalar_ms"), r.get("tl_block_ms"), r["tl_cpu_ms"]
+            cell = lambda v: f"{v:.3g} ms" if v else ""  # noqa: E731
+            out.append(f"| {r['kernel']} | {r['size']} | {cell(sc)} | {cell(bl)} | {c:.3g} ms | "
+                       f"{f'{bl / c:.0f}x' if bl and c else ''} |")
     gpu = [r for r in report["rows"] if r.get("tl_ptx_ms") is not None]
     if gpu:
         out.append("\n## The GPU beside it\n")
