@@ -12,7 +12,8 @@ results JSON: the median of up to 10 runs after one warm-up, store tracking off)
 numpy are timed the same way here: one warm-up, then the median of up to 10 calls, at the same
 thread count (torch.set_num_threads; numpy's BLAS through OPENBLAS_NUM_THREADS in a
 subprocess). Ratios are tl-cpu's speed over theirs, from one run of this script.
-GB/s counts the compulsory traffic (every buffer once), as tl-ptx and tl-cpu report it.
+GB/s counts the compulsory traffic (every buffer once), as tl-ptx and tl-cpu report it. For
+scale, tl-scalar and tl-block (the reference interpreters) run once at the --references sizes.
 
 On the GPU machine, --tl-ptx adds the GPU beside it at the same shapes: tl-ptx fused and unfused
 (its own CUDA-event timing, L2 flushed), Triton's kernels with --triton (bench/gpu/compare.py's,
