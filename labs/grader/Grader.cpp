@@ -414,7 +414,7 @@ std::pair<double, double> timeOnCpu(const LabSpec& spec, const Source& ref, cons
       cpu::RunStats st = cpu::runKernel(x.kernel, *x.b.ir, x.b.launch, *x.mem, ro);
       x.ms.insert(x.ms.end(), st.ms.begin() + 1, st.ms.end());
     }
-  return {cpu::medianOf(t[0].ms), cpu::medianOf(t[1].ms)};
+  return {medianOf(t[0].ms), medianOf(t[1].ms)};
 }
 #endif
 

@@ -124,6 +124,8 @@ std::string plural(int64_t n, const std::string& noun);
 std::string renderRuntimeError(const CompiledKernel& k, const RuntimeError& e);
 
 double msSince(const std::chrono::steady_clock::time_point& start);
+// Median of the samples (the mean of the two middle ones for an even count); 0 when empty.
+double medianOf(std::vector<double> samples);
 // "83.5 ms", "0.31 ms": three significant digits.
 std::string formatMs(double ms);
 

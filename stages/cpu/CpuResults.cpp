@@ -46,13 +46,6 @@ CpuResults describeRun(const Function& fn, const LaunchConfig& launch, const Spe
   return r;
 }
 
-double medianOf(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 void setTiming(CpuResults& r, const std::vector<double>& ms) {
   r.runs = static_cast<int>(ms.size());
   r.medianMs = medianOf(ms);

@@ -73,7 +73,6 @@ CpuResults describeRun(const Function& fn, const LaunchConfig& launch, const Spe
                        const Memory& memory);
 // runs, median, min, GB/s and GFLOP/s from the timed runs' milliseconds (not empty).
 void setTiming(CpuResults& r, const std::vector<double>& ms);
-double medianOf(std::vector<double> v);
 
 nlohmann::ordered_json resultsToJson(const CpuResults& r);
 // Writes DIR/<stem of source>.json atomically; returns the path (throws std::runtime_error).

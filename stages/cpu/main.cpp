@@ -67,7 +67,7 @@ void runUnfused(const tl::CompiledKernel& k, const tl::cpu::CpuTarget& target, c
       ro.budgetMs = o.budgetMs / double(u.kernels.size());
       tl::cpu::RunStats t = tl::cpu::runKernel(kernel, fn, u.launch, scratch, ro);
       if (t.ms.size() > 1) t.ms.erase(t.ms.begin());
-      total += tl::cpu::medianOf(t.ms);
+      total += tl::medianOf(t.ms);
     }
     out << "   unfused " << (i + 1) << ": " << u.descriptions[i] << "\n";
   }

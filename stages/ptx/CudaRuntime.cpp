@@ -7,6 +7,8 @@
 // so calling them through the new types would be wrong.
 #include "ptx/CudaRuntime.h"
 
+#include "runtime/Driver.h"  // medianOf
+
 #include <cuda.h>  // declarations and enums only: nothing from libcuda is linked
 #include <dlfcn.h>
 
@@ -78,13 +80,6 @@ std::string DeviceInfo::str() const {
 
 std::string gpuSkippedMessage(const std::string& why, const std::string& ptxPath) {
   return "GPU step skipped: " + why + "; PTX written to " + ptxPath;
-}
-
-double medianOf(std::vector<double> s) {
-  if (s.empty()) return 0;
-  std::sort(s.begin(), s.end());
-  size_t n = s.size();
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
 std::string CudaRuntime::errorText(int code) const {

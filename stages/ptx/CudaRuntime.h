@@ -176,8 +176,6 @@ struct GpuTiming {
   bool l2Flushed = false;      // false when the flush buffer could not be allocated
 };
 
-// Median of the samples (the mean of the two middle ones for an even count); 0 when empty.
-double medianOf(std::vector<double> samples);
 
 class CudaRuntime {
  public:

@@ -170,6 +170,16 @@ void printCompileSummary(const tl::JitResult& jit, const tl::CompiledKernel& k, 
   }
 }
 
+// The tolerance of a check of the GPU's outputs against `engine`: the dots' precisions, and f32
+// dots, which the FMA path computes with fused multiply-adds, against an engine that rounds each
+// product (tl-block, tl-scalar; tl-thread's executor rounds as the GPU does) get the FMA
+// tolerance (runtime/Memory.h): a rounding-order difference, not an error.
+tl::ToleranceOverride gpuCheckTolerance(const tl::Function& fn, const std::string& engine, tl::ToleranceOverride tol) {
+  tl::markDotPrecisions(fn, tol);
+  if (engine != "tl-thread") tl::markFmaDots(fn, tol);
+  return tol;
+}
+
 // The stage-agreement engine the options ask for (--check-stage; auto: tl-scalar for small
 // launches, tl-block beyond; thread: the executor over the thread IR this compile lowered to, the
 // tensor cores adding up as the H200's do, so --atol 0 --rtol 0 asks for the GPU's bits),
@@ -337,10 +347,8 @@ bool runOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k, const tl::JitRes
   if (opts.noCheck && !quiet) tl::printOutputSummary(memory, out);
   tl::Engine engine = referenceEngine(k, o, quiet, out);
   tl::CheckReport report;
-  // tl-thread's executor rounds the FMA path's fused multiply-adds as the GPU does; tl-scalar and
-  // tl-block round each product, so against them f32 dots get the FMA tolerance (runtime/Memory.h).
   tl::StageOptions checking = opts;
-  if (engine.name != "tl-thread") tl::markFmaDots(*k.ir, checking.intent.tolerance);
+  checking.intent.tolerance = gpuCheckTolerance(*k.ir, engine.name, opts.intent.tolerance);
   bool pass = tl::checkStageOutputs(k, memory, checking, tl::scalarEngine(), &engine, nullptr, out, &report);
   for (const tl::CheckedOutput& c : report.outputs) {
     if (c.kind != tl::CheckAgainst::Stage) continue;
@@ -420,12 +428,10 @@ tl::UnfusedRun runUnfusedOnGpu(tl::CudaRuntime& rt, const tl::CompiledKernel& k,
       engine.run(*k.ir, k.launch, *ref.memory);
       ref.name = engine.name;
     }
-    // The tolerance the fused check uses: the dots' precisions, and FMA dots against an engine
-    // that sums in order (tl-block, tl-scalar) are a rounding-order difference, not an error.
-    tl::ToleranceOverride tol = opts.intent.tolerance;
-    tl::markDotPrecisions(*k.ir, tol);
-    if (ref.name != "tl-thread") tl::markFmaDots(*k.ir, tol);
-    run.check = tl::compareOutputs(*ref.memory, memory, ref.name + " (unfused; stage agreement)", out, tol) ? "PASS" : "FAIL";
+    run.check = tl::compareOutputs(*ref.memory, memory, ref.name + " (unfused; stage agreement)", out,
+                                   gpuCheckTolerance(*k.ir, ref.name, opts.intent.tolerance))
+                    ? "PASS"
+                    : "FAIL";
   }
   return run;
 }
