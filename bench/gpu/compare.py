@@ -227,6 +227,11 @@ def main():
     ap.add_argument("--table", default="compare.md")
     ap.add_argument("--results-dir", default="/tmp/tl-results")
     ap.add_argument("--only", default="", help="comma list: add,softmax,layernorm,matmul,tensor,attention")
+    ap.add_argument("--fma-configs", default="128,128,16,8,1,128;128,128,8,8,1,128;128,128,32,8,1,128;128,128,16,8,2,128;128,64,16,4,1,0;64,64,16,4,1,0",
+                    help="tilelab's fp32 IEEE matmul configurations, the best is checked and reported: "
+                         "'BM,BN,BK,warps,stages,maxnreg;...' (maxnreg 0: none)")
+    ap.add_argument("--triton-fma-configs", default="128,128,32,8,3;128,64,32,4,3;128,128,16,8,3;64,64,32,4,3",
+                    help="Triton's fp32 IEEE matmul configurations, the best is reported: 'BM,BN,BK,warps,stages;...'")
     ap.add_argument("--tensor-cases", default="bf16:4096,bf16:8192,f16:4096,f16:8192,f32:4096,f8e4m3:4096",
                     help="the tensor rows to run, dtype:size")
     args = ap.parse_args()
@@ -298,14 +303,37 @@ def main():
         flops = 2 * n ** 3
         t_torch = bench(lambda: torch.matmul(a, b, out=c))
         grid = (n // 128, n // 128)
-        t_tri = bench(lambda: matmul_kernel[grid](a, b, c, n, n, n, BM=128, BN=128, BK=32, num_warps=8))
+        # Each side at the best of its configurations, timed in this one run; the table names the
+        # winners. Triton: (BM, BN, BK, num_warps, num_stages); tilelab: the same and maxnreg (0:
+        # none), each timed without the check, then the fastest run again with it.
+        def cfg_list(text):
+            return [tuple(int(x) for x in c.split(",")) for c in text.split(";") if c]
+        tri = {}
+        for bm, bn, bk, w, st in cfg_list(args.triton_fma_configs):
+            g = (n // bm, n // bn)
+            tri[(bm, bn, bk, w, st)] = bench(lambda: matmul_kernel[g](a, b, c, n, n, n, BM=bm, BN=bn, BK=bk,
+                                                                      num_warps=w, num_stages=st))
+        tri_cfg = min(tri, key=tri.get)
+        def tl_sets(bm, bn, bk, st, reg):
+            sets = {"M": n, "N": n, "K": n, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_stages": st}
+            if reg:
+                sets["maxnreg"] = reg
+            return sets
+        timed = {}
+        for bm, bn, bk, w, st, reg in cfg_list(args.fma_configs):
+            res = run_tilelab(args.tl_ptx, "matmul", tl_sets(bm, bn, bk, st, reg), w, args.results_dir,
+                              ["--no-check", "--runs", "10"])
+            timed[(bm, bn, bk, w, st, reg)] = tl_ms(res) or float("inf")
+        bm, bn, bk, w, st, reg = min(timed, key=timed.get)
         # 4096-long f32 dot products: the GPU's order of additions differs from tl-block's by
         # ~sqrt(K) * eps * |a||b| ~ 3e-4 where the result is near zero, so the check accepts 1e-3.
-        # 128x64x16 tiles at 4 warps were the fastest of bench/gpu/sweep.sh's configurations.
-        res = run_tilelab(args.tl_ptx, "matmul", {"M": n, "N": n, "K": n, "BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 16},
-                          4, args.results_dir, ["--check-stage", "block", "--runs", "5", "--atol", "1e-3"])
-        rows.append(dict(op="matmul", shape="4096^3 fp32", kernel="matmul", flops=flops, torch_ms=t_torch,
-                         triton_ms=t_tri, tilelab_ms=tl_ms(res), tilelab=res))
+        best = run_tilelab(args.tl_ptx, "matmul", tl_sets(bm, bn, bk, st, reg), w, args.results_dir + "/checked",
+                           ["--check-stage", "block", "--runs", "5", "--atol", "1e-3"])
+        rows.append(dict(op="matmul", shape="4096^3 fp32",
+                         kernel=f"matmul ({bm}x{bn}x{bk}, {w} warps, num_stages {st}" + (f", maxnreg {reg}" if reg else "") +
+                                f"; Triton {tri_cfg[0]}x{tri_cfg[1]}x{tri_cfg[2]}, {tri_cfg[3]} warps, num_stages {tri_cfg[4]})",
+                         flops=flops, torch_ms=t_torch, triton_ms=tri[tri_cfg], tilelab_ms=tl_ms(best), tilelab=best,
+                         triton_configs={str(k): v for k, v in tri.items()}, tilelab_configs={str(k): v for k, v in timed.items()}))
 
     if "tensor" in only:
         # Tensor cores (issue 13): kernels/matmul_tc.tl against cuBLAS (torch.matmul; fp8:

@@ -225,6 +225,32 @@ LayoutPtr defaultBlockedLayout(const Shape& shape, int numWarps, int vecElems, s
   return Layout::blocked(spt, tpw, wpc, order);
 }
 
+LayoutPtr fmaAccumulatorLayout(int64_t M, int64_t N, int numWarps) {
+  for (int64_t sM = std::min<int64_t>(4, M), sN = std::min<int64_t>(4, N);;) {
+    if ((M / sM) * (N / sN) >= int64_t(numWarps) * kWarpSize) {
+      int t[2] = {1, 1}, w[2] = {1, 1};
+      const int64_t ext[2] = {M, N}, s[2] = {sM, sN};
+      auto perThread = [&](int d) { return ext[d] / (int64_t(t[d]) * w[d]); };
+      auto fits = [&](int d) { return perThread(d) / 2 >= s[d]; };
+      // Each doubling to the dimension with the larger per-thread extent that still has a chunk
+      // to give; `first` breaks ties.
+      auto pick = [&](int first) {
+        const int other = 1 - first;
+        if (!fits(first)) return other;
+        if (!fits(other)) return first;
+        return perThread(other) > perThread(first) ? other : first;
+      };
+      for (int lanes = 1; lanes < kWarpSize; lanes *= 2) t[pick(1)] *= 2;
+      for (int warps = 1; warps < numWarps; warps *= 2) w[pick(0)] *= 2;
+      if (perThread(0) >= s[0] && perThread(1) >= s[1])  // always, for power-of-two tiles
+        return Layout::blocked({int(sM), int(sN)}, {t[0], t[1]}, {w[0], w[1]}, {1, 0});
+    }
+    if (sM == 1 && sN == 1) return nullptr;
+    if (sM > 1) sM /= 2;  // rows first: the columns are the stores' vectors
+    else sN /= 2;
+  }
+}
+
 LayoutPtr transposedLayout(const Layout& l) {
   if (l.kind() != Layout::Kind::Blocked || l.rank() != 2)
     throw std::invalid_argument("transposedLayout: needs a rank-2 blocked layout, got " + l.str());

@@ -89,6 +89,17 @@ LayoutPtr parseLayout(std::string_view text, size_t* consumed = nullptr);
 LayoutPtr defaultBlockedLayout(const Shape& shape, int numWarps, int vecElems,
                                std::vector<int> order = {});
 
+// The accumulator layout of an M x N dot on FMAs (fp32 IEEE, or inputs that tensor cores do not
+// take) run by `numWarps` warps: a register tile. Each thread holds chunks of up to 4 x 4
+// elements (sizePerThread [4, 4]), repeated across the tile, so that per k it needs only
+// rows / 4 + cols / 4 vector loads of 16 bytes for rows x cols FMAs (the dot stages a
+// transposed, LowerDot.cpp). Lanes, then warps, go one doubling at a time to the dimension
+// whose per-thread extent is larger (N first on a tie for lanes, so a warp's B loads and C
+// stores run along rows; M first for warps), never past one chunk per thread; a tile too small
+// for that halves the chunks' rows, then their columns (the columns are the stores' vectors).
+// nullptr when even 1 x 1 chunks leave threads idle.
+LayoutPtr fmaAccumulatorLayout(int64_t M, int64_t N, int numWarps);
+
 // The layout of trans(x) (out[j, i] = x[i, j]) when x has the rank-2 blocked layout `l`: the
 // same fields with the two dimensions swapped, so register r of thread t holds the mirrored
 // element of the one it held in x: a transpose that moves no data (Triton's tl.trans).

@@ -405,7 +405,15 @@ void KernelEmitter::emitFor(const Op& op) {
     stay = b_.CreateAnd(b_.CreateNot(b_.CreateExtractValue(sum, 1)), continues(ivNext));
   }
   llvm::BasicBlock* latch = b_.GetInsertBlock();
-  b_.CreateCondBr(stay, bodyBB, exitBB);
+  llvm::BranchInst* back = b_.CreateCondBr(stay, bodyBB, exitBB);
+  if (const Attr* u = op.attr("unroll"); u && std::holds_alternative<int64_t>(*u) && std::get<int64_t>(*u) == 1) {
+    // llvm.loop (distinct, self-referential) with llvm.loop.unroll.full: LLVM's loop unroller
+    // replicates the body for every iteration of a constant trip count.
+    llvm::MDNode* full = llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.full"));
+    llvm::MDNode* loopId = llvm::MDNode::getDistinct(ctx_, {nullptr, full});
+    loopId->replaceOperandWith(0, loopId);
+    back->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  }
   iv->addIncoming(ivNext, latch);
   for (size_t k = 0; k < carried.size(); ++k) carried[k]->addIncoming(next[k], latch);
 

@@ -224,8 +224,15 @@ DotPlan planDot(const Op& dot, int numWarps, bool wgmma) {
   const std::string* precision = dot.strAttrIf("precision");
   const bool tf32 = precision && *precision == "tf32";
   p.tf32x3 = a.dtype == DType::F32 && precision && *precision == "tf32x3";
+  // On FMAs a 2-D dot's accumulator is a register tile (fmaAccumulatorLayout), when the tile
+  // has at least one element per thread.
   auto onFmas = [&](const std::string& why) {
     p.why = "FMAs: " + why + (p.tf32x3 ? " (tf32x3 on FMAs is computed in IEEE fp32)" : "");
+    if (a.rank() == 2 && c.rank() == 2) p.accLayout = fmaAccumulatorLayout(c.shape[0], c.shape[1], numWarps);
+    if (p.accLayout) {
+      auto perThread = [&](size_t d) { return c.shape[d] / (int64_t(p.accLayout->threadsPerWarp()[d]) * p.accLayout->warpsPerCTA()[d]); };
+      p.why += "; register tiles of " + std::to_string(perThread(0)) + " x " + std::to_string(perThread(1)) + " per thread";
+    }
     return p;
   };
   auto instr = mmaInstrFor(a.dtype, tf32 || p.tf32x3);
@@ -279,8 +286,11 @@ class Assigner {
     size_t memOps = 0;
     walk(fn_.body, [&](Op& op) {
       for (size_t i = 0; i < op.numOperands(); ++i) uses_[op.operand(i)].push_back({&op, i});
-      if (op.kind == OpKind::Dot)
-        if (LayoutPtr l = planDot(op, numWarps_, wgmma_).accLayout) mma_[&op] = l;
+      if (op.kind == OpKind::Dot) {
+        DotPlan plan = planDot(op, numWarps_, wgmma_);
+        if (plan.accLayout) mma_[&op] = plan.accLayout;
+        if (plan.accLayout && !plan.instr) fmaAcc_.push_back(plan.accLayout);
+      }
       if ((op.kind == OpKind::Load || op.kind == OpKind::Store)) {
         MemoryAnchor a = memoryAnchor(op, axes_, numWarps_);
         op.setAttr(kVecAttr, int64_t(a.vec));
@@ -317,7 +327,8 @@ class Assigner {
   std::unordered_set<const Op*> reanchored_;  // keepLayouts: loads already moved
   std::map<const Value*, AxisInfo> axes_;
   std::unordered_map<const Op*, LayoutPtr> anchors_;
-  std::unordered_map<const Op*, LayoutPtr> mma_;  // dots on tensor cores: their accumulator layout
+  std::unordered_map<const Op*, LayoutPtr> mma_;  // dots on tensor cores: their accumulator layout (on FMAs too)
+  std::vector<LayoutPtr> fmaAcc_;                  // the accumulator layouts of dots on FMAs
   std::unordered_map<const Value*, std::vector<std::pair<Op*, size_t>>> uses_;
   std::unordered_map<const Value*, std::vector<LayoutPtr>> cands_;
   std::unordered_map<const Value*, LayoutPtr> wants_;
@@ -641,7 +652,14 @@ class Assigner {
     walk(fn_.body, [&](Op& op) {
       if ((op.kind != OpKind::Load && op.kind != OpKind::Store) || !anchors_.count(&op) || reanchored_.count(&op)) return;
       LayoutPtr l = bestCandidate(op.operand(0));
-      if (!l && keep_ && op.kind == OpKind::Store) l = bestCandidate(op.operand(1));
+      if (!l && op.kind == OpKind::Store) {
+        // A store of an FMA dot's register tile stays in it where that accesses memory as
+        // widely as the anchor: its rows of 16-byte vectors are whole sectors, and no
+        // conversion through shared memory is needed.
+        LayoutPtr v = bestCandidate(op.operand(1));
+        const bool fmaTile = v && std::any_of(fmaAcc_.begin(), fmaAcc_.end(), [&](const LayoutPtr& f) { return sameLayout(f, v); });
+        if (keep_ || (fmaTile && memoryAnchorIn(op, axes_, v).vec >= op.intAttr(kVecAttr))) l = v;
+      }
       if (l && !sameLayout(l, anchors_[&op])) {
         reanchor(op, l);
         changed = true;

@@ -103,10 +103,11 @@ MemoryAnchor memoryAnchor(const Op& memOp, const std::map<const Value*, AxisInfo
 MemoryAnchor memoryAnchorIn(const Op& memOp, const std::map<const Value*, AxisInfo>& axes, const LayoutPtr& layout);
 
 // Tensor cores for a dot (block op Dot): the mma instruction its inputs and precision select
-// (ir/MmaLayout.h), and the accumulator layout assign-layouts gives it, or nullptr with the
-// reason in `why` when it runs on FMAs instead (f32 in IEEE precision, batched, or a shape that
-// does not divide into the instruction's 16 x 8 x k pieces for numWarps warps). The lowering
-// uses tensor cores exactly when the dot's accumulator has this layout. A chained dot — its a
+// (ir/MmaLayout.h), and the accumulator layout assign-layouts gives it, or no instruction with
+// the reason in `why` when it runs on FMAs instead (f32 in IEEE precision, batched, or a shape
+// that does not divide into the instruction's 16 x 8 x k pieces for numWarps warps); a 2-D dot
+// on FMAs gets a register-tile accumulator (fmaAccumulatorLayout) where the tile allows. The
+// lowering uses tensor cores exactly when `instr` is set and the accumulator has this layout. A chained dot — its a
 // computed from another dot's result by shape and elementwise ops, or its result feeding
 // another dot's a (attention) — gets every warp along M (mmaAccumulatorLayout's rowsOnly), so
 // the first dot's result is, register for register, the second's A fragments.
@@ -114,7 +115,7 @@ struct DotPlan {
   std::optional<MmaInstr> instr;  // set when the dot runs on tensor cores
   bool wgmma = false;             // ... as warpgroup MMAs (wgmma.mma_async), not mma.sync
   bool tf32x3 = false;            // precision "tf32x3": three tf32 mma per tile (LowerDot.cpp)
-  LayoutPtr accLayout;            // mmaAccumulatorLayout(M, N, numWarps), or nullptr
+  LayoutPtr accLayout;            // mmaAccumulatorLayout(M, N, numWarps); on FMAs fmaAccumulatorLayout (or nullptr)
   std::string why;                // "mma.sync.aligned.m16n8k16...: warps 2 x 2" or why not
 };
 // `wgmma`: the target has warpgroup MMAs (sm_90a); a dot that fits them uses them (every warp

@@ -243,7 +243,7 @@ class Lowerer {
     Value* aAddr = nullptr;
     Value* bAddr = nullptr;
     std::vector<int64_t> aIdx, bIdx;
-    int64_t bVec = 1;  // B's vector width
+    int64_t aVec = 1, bVec = 1;  // A's and B's vector widths
   };
   FmaOperands distinctFmaOperands(const Op& op, const LayoutGeom& gc, Value* aBase, Value* bBase);
   void lowerConvertLayout(const Op& op);       // LowerConvert.cpp

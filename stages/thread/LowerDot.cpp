@@ -44,20 +44,25 @@
 //
 // B. FMAs, any other layout.
 // Expects: a <M x K> and b <K x N> float tiles of one dtype, acc <M x N x f32>, each with a
-// layout (any three layouts); the result has acc's type and layout. An f16 acc (f16 inputs,
+// layout (any three layouts; planDot gives a 2-D acc the register-tile layout
+// fmaAccumulatorLayout, ir/Layout.h); the result has acc's type and layout. An f16 acc (f16 inputs,
 // out_dtype=tl.float16) is converted to f32 before the loop and back to f16 after it. Batched: <B x M x K>,
 // <B x K x N>, <B x M x N x f32>: the same with the batch coordinate of each accumulator
 // register selecting its [M][K] and [K][N] slabs of the staged buffers.
 // Guarantees:
 //   1. staging: every thread st_shared's the a and b elements it is the first owner of into
-//      two buffers, row-major [M][K] and [K][N] ([B][M][K], [B][K][N]; element dtype as loaded;
-//      2-D: vector stores of up to 16 bytes along the rows), then a barrier;
+//      two buffers: 2-D, a transposed as [K][M + pad] (pad: 16 bytes of elements) and b as
+//      [K][N], with vector stores of up to 16 bytes where the registers run along a row;
+//      batched, [B][M][K] and [B][K][N]; element dtype as loaded; then a barrier;
 //   2. a thread-level `for k in [0, K)` carries the accumulator registers; each iteration
 //      ld_shared's A[m][k] and B[k][n] for the rows m and columns n of the accumulator
-//      registers (2-D, the layout not wrapping: each distinct row and column once, B's
-//      consecutive columns as vector loads, then permutes to the registers; otherwise once per
-//      register), converts f16/bf16/fp8 to f32 (f32 with precision "tf32": cvt_tf32, its low mantissa bits dropped), and does
+//      registers (2-D, the layout not wrapping: each distinct row and column once, A's
+//      consecutive rows and B's consecutive columns as vector loads, then permutes to the
+//      registers; otherwise once per register), converts f16/bf16/fp8 to f32 (f32 with
+//      precision "tf32": cvt_tf32, its low mantissa bits dropped), and does
 //      `fma(a, b, acc)` register by register (index math hoisted before the loop);
+//      The loop carries attr unroll = 1 when K <= kFmaUnrollK (tl-ptx unrolls it fully: no
+//      loop overhead between the FMAs, and the shared-memory offsets become constants);
 //   3. a barrier after the loop, before the buffers may be reused.
 // The sum runs over k in increasing order like tl-scalar's, but each step is one fused
 // multiply-add (tl-scalar rounds the product and the sum separately): results may differ by
@@ -69,6 +74,10 @@
 
 namespace tl::lower {
 
+namespace {
+constexpr int64_t kFmaUnrollK = 32;  // the largest K whose FMA k loop is unrolled
+}  // namespace
+
 void Lowerer::lowerDot(const Op& op) {
   const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type, &cT = op.operand(2)->type;
   if (DotPlan plan = planDot(op, src_.numWarps, options_.wgmma); plan.instr && cT.layout && *cT.layout == *plan.accLayout) {
@@ -79,15 +88,20 @@ void Lowerer::lowerDot(const Op& op) {
   const int r = aT.rank();  // 2, or 3: batched, dim 0 the batch
   const int64_t B = r == 3 ? aT.shape[0] : 1, M = aT.shape[r - 2], K = aT.shape[r - 1], N = bT.shape[r - 1];
   int bytes = dtypeBytes(aT.dtype);
-  Value* aBase = sharedBase(B * M * K * bytes, r == 3 ? "dot operand a [B][M][K]" : "dot operand a [M][K]");
+  // 2-D: a transposed, [K][M + pad], so that a thread's consecutive accumulator rows are
+  // consecutive in shared memory (vector loads, as b's columns); the 16-byte pad halves the bank
+  // conflicts of its scalar stores. A row of a is then aK elements after the previous k.
+  const int64_t aRow = M + 16 / bytes, aK = r == 2 ? aRow : 1;
+  Value* aBase = r == 2 ? sharedBase(K * aRow * bytes, "dot operand a, transposed [K][M + pad]")
+                        : sharedBase(B * M * K * bytes, "dot operand a [B][M][K]");
   Value* bBase = sharedBase(B * K * N * bytes, r == 3 ? "dot operand b [B][K][N]" : "dot operand b [K][N]");
 
   // 1. staging
   LayoutGeom ga = LayoutGeom::of(*aT.layout, aT.shape), gb = LayoutGeom::of(*bT.layout, bT.shape);
   // (One op-making call per statement: C++ leaves the order of arguments open, and the IR must
   // not depend on the compiler.)
-  if (r == 2) {  // row-major [M][K] and [K][N], with vector stores along the rows
-    stageOperand(op.operand(0), aBase, 0, K);
+  if (r == 2) {  // a as [K][M + pad], b as [K][N], with vector stores along the rows
+    stageOperand(op.operand(0), aBase, 1, aRow);
     stageOperand(op.operand(1), bBase, 0, N);
   } else {
     Value* maskA = ownerMask(ga);
@@ -105,7 +119,7 @@ void Lowerer::lowerDot(const Op& op) {
   if (r == 2 && cT.layout->kind() == Layout::Kind::Blocked && !gc.wraps(0) && !gc.wraps(1)) {
     ops = distinctFmaOperands(op, gc, aBase, bBase);
   } else {  // one A and one B value per accumulator register
-    Value* aElem = mulC(coord(gc, r - 2), K);  // &A[b_r][m_r][0]
+    Value* aElem = r == 2 ? coord(gc, 0) : mulC(coord(gc, r - 2), K);  // &A[0][m_r] (2-D, transposed), &A[b_r][m_r][0]
     if (r == 3) aElem = bin(OpKind::Add, aElem, mulC(coord(gc, 0), M * K));
     ops.aAddr = sharedAddr(aElem, bytes, aBase);
     Value* bElem = coord(gc, r - 1);  // &B[b_r][0][n_r]
@@ -120,17 +134,16 @@ void Lowerer::lowerDot(const Op& op) {
   Value* acc0 = get(op.operand(2));
   if (f16Acc) acc0 = b_.convert(acc0, DType::F32);
   Op* loop = b_.forOp(zero, hi, one, {acc0});
+  if (K <= kFmaUnrollK) loop->setAttr("unroll", int64_t(1));
   Region& body = loop->region(0);
   Value* k = body.arg(0);
   Region* outer = b_.region();
   b_.setInsertionPointToEnd(&body);
   Value* c = body.arg(1);
-  Value* aAddr = bin(OpKind::Add, ops.aAddr, splatTo(mulC(k, bytes), regsOf(ops.aAddr)));
+  Value* aAddr = bin(OpKind::Add, ops.aAddr, splatTo(mulC(k, aK * bytes), regsOf(ops.aAddr)));
   Value* bAddr = bin(OpKind::Add, ops.bAddr, splatTo(mulC(k, N * bytes), regsOf(ops.bAddr)));
-  Value* av = ldShared(aAddr, aT.dtype);
-  Type bTy = bAddr->type.isScalar() ? Type::scalar(bT.dtype) : Type::tile(bT.dtype, bAddr->type.shape);
-  Value* bv = b_.create(OpKind::LdShared, {bAddr}, {bTy},
-                        {{"vec", ops.bVec}, {"dtype", std::string(dtypeName(bT.dtype))}})->result();
+  Value* av = ldShared(aAddr, aT.dtype, nullptr, ops.aVec);
+  Value* bv = ldShared(bAddr, bT.dtype, nullptr, ops.bVec);
   if (aT.dtype != DType::F32) {
     av = b_.convert(av, DType::F32);
     bv = b_.convert(bv, DType::F32);
@@ -233,11 +246,11 @@ Value* Lowerer::swizzleXor(const Swizzle& sw, Value* row) {
 
 // Form B, 2-D, the accumulator's layout not wrapping: each distinct A row value and B column
 // value the thread needs once per k (a thread with an R x C patch of registers loads R + C
-// values for R x C FMAs, not 2 R C), B's consecutive columns as one vector load of up to 16
-// bytes, moved to the accumulator's registers by permutes (free: register renaming).
+// values for R x C FMAs, not 2 R C), A's consecutive rows (a is staged transposed, aRow
+// elements per k) and B's consecutive columns as vector loads of up to 16 bytes, moved to the
+// accumulator's registers by permutes (free: register renaming).
 Lowerer::FmaOperands Lowerer::distinctFmaOperands(const Op& op, const LayoutGeom& gc, Value* aBase, Value* bBase) {
-  const Type &aT = op.operand(0)->type, &bT = op.operand(1)->type;
-  const int64_t K = aT.shape[1];
+  const Type& bT = op.operand(1)->type;
   const int bytes = dtypeBytes(bT.dtype);
   // Each register's row and column offset from the thread's base (lane-independent: no wrap),
   // and the sorted distinct offsets.
@@ -256,15 +269,20 @@ Lowerer::FmaOperands Lowerer::distinctFmaOperands(const Op& op, const LayoutGeom
   std::vector<int64_t> rows, cols;
   offsets(0, rows, ops.aIdx);
   offsets(1, cols, ops.bIdx);
-  // B's columns come in runs of spt consecutive offsets starting at multiples of spt: vectors.
-  while (ops.bVec * 2 <= gc.spt[1] && ops.bVec * 2 * bytes <= 16 && int64_t(cols.size()) % (ops.bVec * 2) == 0) ops.bVec *= 2;
-  if (cols.size() == 1) ops.bVec = 1;
+  // Rows and columns come in runs of spt consecutive offsets starting at multiples of spt: vectors.
+  auto vecOf = [&](int d, size_t distinct) {
+    int64_t vec = 1;
+    while (vec * 2 <= gc.spt[size_t(d)] && vec * 2 * bytes <= 16 && int64_t(distinct) % (vec * 2) == 0) vec *= 2;
+    return distinct == 1 ? int64_t(1) : vec;
+  };
+  ops.aVec = vecOf(0, rows.size());
+  ops.bVec = vecOf(1, cols.size());
   auto scaled = [](std::vector<int64_t> v, int64_t by) {
     for (int64_t& x : v) x *= by;
     return v;
   };
-  Value* aThread = sharedAddr(mulC(threadBase(gc, 0), K), bytes, aBase);  // &A[row base][0]
-  Value* rowOffs = constI32s(scaled(rows, K * bytes));
+  Value* aThread = sharedAddr(threadBase(gc, 0), bytes, aBase);  // &A^T[0][row base]
+  Value* rowOffs = constI32s(scaled(rows, bytes));
   ops.aAddr = bin(OpKind::Add, splatTo(aThread, int64_t(rows.size())), rowOffs);
   Value* bThread = sharedAddr(threadBase(gc, 1), bytes, bBase);           // &B[0][col base]
   Value* colOffs = constI32s(scaled(cols, bytes));

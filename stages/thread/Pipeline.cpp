@@ -49,13 +49,15 @@ ThreadCompilation compileToThreadIR(const Function& frontEndIR, const LaunchConf
 
 std::string explainMemoryLayouts(const ThreadCompilation& tc) {
   std::ostringstream os;
-  // keepLayouts: the layouts the accesses were given, read from the layout passes' output.
-  const Function& fn = tc.keepLayouts && tc.withLayouts ? *tc.withLayouts : *tc.blockIR;
+  // The layouts the accesses were given, read from the layout passes' output: the anchor, or
+  // (keepLayouts, or a store that follows an FMA dot's register tile) the layout it follows.
+  const Function& fn = tc.withLayouts ? *tc.withLayouts : *tc.blockIR;
   auto axes = analyzeAxes(fn, tc.hints);
   walk(fn.body, [&](Op& op) {
     if ((op.kind != OpKind::Load && op.kind != OpKind::Store) || !op.operand(0)->type.isTile()) return;
-    MemoryAnchor a = &fn == tc.blockIR.get() ? memoryAnchor(op, axes, tc.numWarps)
-                                             : memoryAnchorIn(op, axes, op.operand(0)->type.layout);
+    MemoryAnchor a = memoryAnchor(op, axes, tc.numWarps);
+    const LayoutPtr& given = op.operand(0)->type.layout;
+    if (given && (tc.keepLayouts || !(*given == *a.layout))) a = memoryAnchorIn(op, axes, given);
     int64_t bytes = int64_t(a.vec) * dtypeBytes(op.operand(0)->type.dtype);
     os << "  " << mnemonic(op.kind) << " at " << op.loc.line << ":" << op.loc.col << ": vec " << a.vec << " ("
        << bytes << "-byte accesses), " << a.layout->str() << "\n      because " << a.why << "\n";

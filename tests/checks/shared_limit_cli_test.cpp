@@ -2,7 +2,7 @@
 // block may use on the target GPU is a located error (`file:line:col: error: ...`, the source
 // line and a caret under the dot that asked for it, exit code 1) in tl-thread and tl-ptx, with
 // the bytes, the limit and the GPU, instead of ptxas' "uses too much shared data"; tl-ptx's
-// --gpu picks the limit; a 96 KB kernel compiles in tl-ptx to dynamic shared memory (without a
+// --gpu picks the limit; a 104 KB kernel compiles in tl-ptx to dynamic shared memory (without a
 // driver the GPU step is skipped and the PTX written).
 //
 // The kernel is kernels/matmul.tl with its tiles sized by --set: dot stages both operands in
@@ -87,40 +87,41 @@ void expectLocatedError(const ToolRun& r, const std::string& bytes, const std::s
   EXPECT_EQ(r.out.find("internal compiler error"), std::string::npos) << r.out;
 }
 
-// 512 KB (two 256 KB operand tiles) is over the H200's 227 KB: located error in both tools.
+// 576 KB (a 320 KB transposed, padded tile of a and a 256 KB tile of b) is over the H200's 227 KB:
+// located error in both tools.
 TEST(SharedLimitCli, OverTheLimitIsALocatedErrorInTlThreadAndTlPtx) {
   for (const char* tool : {"thread/tl-thread", "ptx/tl-ptx"}) {
     if (!fs::exists(std::string(TL_BINARY_DIR) + "/stages/" + tool)) GTEST_SKIP() << tool << " is not built";
     SCOPED_TRACE(tool);
-    expectLocatedError(run(tool, matmul() + tiles(16, 16, 4096)), "524288 bytes (512 KB) of shared memory per block",
+    expectLocatedError(run(tool, matmul() + tiles(16, 16, 4096)), "589824 bytes (576 KB) of shared memory per block",
                        "more than the 232448 bytes (227 KB) one block may use on h200");
   }
 }
 
-// tl-ptx --gpu: 192 KB fits the H200 and compiles (dynamic), not the A100's 163 KB.
+// tl-ptx --gpu: 200 KB fits the H200 and compiles (dynamic), not the A100's 163 KB.
 TEST(SharedLimitCli, TlPtxChecksTheGpuItIsGiven) {
   if (!fs::exists(std::string(TL_BINARY_DIR) + "/stages/ptx/tl-ptx")) GTEST_SKIP() << "tl-ptx is not built";
   ToolRun h200 = run("ptx/tl-ptx", matmul() + tiles(64, 32, 512));
   EXPECT_EQ(h200.status, 0) << h200.out;
-  EXPECT_NE(h200.out.find("196608 B shared, dynamic: over 48 KB"), std::string::npos) << h200.out;
+  EXPECT_NE(h200.out.find("204800 B shared, dynamic: over 48 KB"), std::string::npos) << h200.out;
   ToolRun a100 = run("ptx/tl-ptx", matmul() + tiles(64, 32, 512) + " --gpu a100 --arch sm_80");
-  expectLocatedError(a100, "196608 bytes (192 KB)", "more than the 166912 bytes (163 KB) one block may use on a100");
+  expectLocatedError(a100, "204800 bytes (200 KB)", "more than the 166912 bytes (163 KB) one block may use on a100");
   ToolRun bad = run("ptx/tl-ptx", matmul() + " --gpu no_such_gpu");
   EXPECT_EQ(bad.status, 1) << bad.out;
   EXPECT_NE(bad.out.find("--gpu: GPU 'no_such_gpu'"), std::string::npos) << bad.out;
 }
 
-// 96 KB through tl-ptx without a driver: dynamic declaration in the PTX, ptxas (when installed)
+// 104 KB through tl-ptx without a driver: dynamic declaration in the PTX, ptxas (when installed)
 // reports 0 static bytes, the GPU step is skipped, exit 0.
-TEST(SharedLimitCli, TlPtxCompiles96KBToDynamicSharedMemory) {
+TEST(SharedLimitCli, TlPtxCompiles104KBToDynamicSharedMemory) {
   if (!fs::exists(std::string(TL_BINARY_DIR) + "/stages/ptx/tl-ptx")) GTEST_SKIP() << "tl-ptx is not built";
   ToolRun r = run("ptx/tl-ptx", matmul() + tiles(32, 16, 512));
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("98304 B shared, dynamic: over 48 KB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("106496 B shared, dynamic: over 48 KB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(".extern .shared .align 16 .b8 tl_shared[];"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPU step skipped"), std::string::npos) << r.out;
   if (r.out.find("ptxas: not run") == std::string::npos)
-    EXPECT_NE(r.out.find("0 B smem (static; + 98304 B dynamic at launch)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("0 B smem (static; + 106496 B dynamic at launch)"), std::string::npos) << r.out;
 }
 
 // wgmma is Hopper's: tl-ptx --arch sm_90a with another GPU's file, and tl-sim --wgmma on a GPU

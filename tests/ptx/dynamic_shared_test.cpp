@@ -37,13 +37,14 @@ TEST(DynamicShared, TheRule) {
   EXPECT_EQ(ptx::dynamicSharedBytes(98304), 98304);
 }
 
-// 96 KB: a 32 x 512 tile of A (64 KB) and a 512 x 16 tile of B (32 KB).
-TEST(DynamicShared, A96KBDotIsDeclaredDynamicAndPtxasAcceptsIt) {
+// 104 KB: a 32 x 512 tile of A, staged transposed with 16 bytes of pad a row (512 x 36 x 4 =
+// 72 KB), and a 512 x 16 tile of B (32 KB).
+TEST(DynamicShared, A104KBDotIsDeclaredDynamicAndPtxasAcceptsIt) {
   ThreadCompilation tc = kernelToThreadIR("matmul", 4, matmulTiles(32, 16, 512));
-  ASSERT_EQ(tc.threadIR->sharedBytes, 98304);
+  ASSERT_EQ(tc.threadIR->sharedBytes, 106496);
   PtxResult r = compileToPTX(*tc.threadIR);
   EXPECT_TRUE(contains(r.ptx, ".extern .shared .align 16 .b8 tl_shared[];")) << r.ptx.substr(0, 2000);
-  EXPECT_FALSE(contains(r.ptx, ".shared .align 16 .b8 tl_shared[98304]"));
+  EXPECT_FALSE(contains(r.ptx, ".shared .align 16 .b8 tl_shared[106496]"));
   // (the optimizer adds local_unnamed_addr between the two)
   EXPECT_TRUE(contains(r.llvmIR, "@tl_shared = external ")) << r.llvmIR.substr(0, 2000);
   EXPECT_TRUE(contains(r.llvmIR, "addrspace(3) global [0 x i8], align 16")) << r.llvmIR.substr(0, 2000);
@@ -54,9 +55,10 @@ TEST(DynamicShared, A96KBDotIsDeclaredDynamicAndPtxasAcceptsIt) {
   EXPECT_EQ(info.sharedBytes, 0) << info.log;  // dynamic memory is the launch's, not ptxas'
 }
 
-// 48 KB exactly: a 32 x 256 tile of A (32 KB) and a 256 x 16 tile of B (16 KB): static, as before.
+// 48 KB exactly: a 16 x 512 tile of A, transposed and padded (512 x 20 x 4 = 40 KB), and a 512 x 4
+// tile of B (8 KB): static, as before.
 TEST(DynamicShared, The48KBCaseStaysStatic) {
-  ThreadCompilation tc = kernelToThreadIR("matmul", 4, matmulTiles(32, 16, 256));
+  ThreadCompilation tc = kernelToThreadIR("matmul", 4, matmulTiles(16, 4, 512));
   ASSERT_EQ(tc.threadIR->sharedBytes, 49152);
   PtxResult r = compileToPTX(*tc.threadIR);
   EXPECT_TRUE(contains(r.ptx, ".shared .align 16 .b8 tl_shared[49152];")) << r.ptx.substr(0, 2000);
@@ -73,11 +75,11 @@ TEST(DynamicShared, TheJitCacheHoldsBothForms) {
   JitCache cache(dir.path());
   for (int bk : {256, 512}) {
     std::ostringstream err;
-    auto k = compileKernelFile(kernelPath("matmul"), matmulTiles(32, 16, bk), err);
+    auto k = compileKernelFile(kernelPath("matmul"), bk == 256 ? matmulTiles(16, 4, 512) : matmulTiles(32, 16, bk), err);
     ASSERT_TRUE(k) << err.str();
     JitOptions opts;
     JitResult first = jitCompile(*k, opts, &cache);
-    EXPECT_EQ(first.entry.sharedBytes, bk == 256 ? 49152 : 98304);
+    EXPECT_EQ(first.entry.sharedBytes, bk == 256 ? 49152 : 106496);
     EXPECT_FALSE(first.cacheHit);
     JitResult second = jitCompile(*k, opts, &cache);
     EXPECT_TRUE(second.cacheHit) << bk << ": " << second.cacheNote;
@@ -92,11 +94,11 @@ TEST(DynamicShared, TheCacheKeyHoldsTheTargetsLimit) {
   test::TempDir dir("tl-dynshared-test");
   JitCache cache(dir.path());
   std::ostringstream err;
-  auto k = compileKernelFile(kernelPath("matmul"), matmulTiles(64, 32, 512), err);  // 192 KB
+  auto k = compileKernelFile(kernelPath("matmul"), matmulTiles(64, 32, 512), err);  // 200 KB
   ASSERT_TRUE(k) << err.str();
   setTargetGpu(loadGpu("h200"));
   JitResult h200 = jitCompile(*k, JitOptions{}, &cache);
-  EXPECT_EQ(h200.entry.sharedBytes, 196608);
+  EXPECT_EQ(h200.entry.sharedBytes, 204800);
   EXPECT_TRUE(jitCompile(*k, JitOptions{}, &cache).cacheHit);
   setTargetGpu(loadGpu("a100"));
   EXPECT_THROW(jitCompile(*k, JitOptions{}, &cache), RuntimeError);

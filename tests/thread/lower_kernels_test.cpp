@@ -100,8 +100,8 @@ TEST(LowerSoftmax, OneWarpNeedsNoSharedMemory) {
   EXPECT_EQ(countOps(*l.thread, OpKind::ShflXor), 10);
 }
 
-// matmul: the dot stages a [32x16] and b [16x32] f32 through two buffers live together, and
-// runs a thread-level k loop of fma.
+// matmul: the dot stages a [32x16] transposed (16 x (32 + 4 of pad)) and b [16x32] f32 through two
+// buffers live together, and runs a thread-level k loop of fma, unrolled.
 TEST(LowerMatmul, DotStructure) {
   Lowered l = lowerKernel("matmul", 4);
   ASSERT_TRUE(l.thread);
@@ -111,7 +111,7 @@ TEST(LowerMatmul, DotStructure) {
     if (b.purpose.find("dot operand a") == 0) aBytes = b.bytes, aOff = b.offset;
     if (b.purpose.find("dot operand b") == 0) bBytes = b.bytes, bOff = b.offset;
   }
-  EXPECT_EQ(aBytes, 32 * 16 * 4);
+  EXPECT_EQ(aBytes, 16 * (32 + 4) * 4);
   EXPECT_EQ(bBytes, 16 * 32 * 4);
   EXPECT_TRUE(aOff + aBytes <= bOff || bOff + bBytes <= aOff) << l.report.str();
   EXPECT_GE(l.thread->sharedBytes, aBytes + bBytes);

@@ -58,15 +58,16 @@ TEST(SharedLimit, TheDefaultTargetIsTheH200) {
 TEST(SharedLimit, ADotOverTheLimitIsALocatedErrorWithTheNumbers) {
   TargetGpuGuard guard;
   resetTargetGpu();
-  // a: 16 x 4096 x 4 = 262144 bytes, b: 4096 x 16 x 4 = 262144: 524288 bytes at the dot.
+  // a, transposed and padded by 16 bytes a row: 4096 x (16 + 4) x 4 = 327680 bytes; b: 4096 x 16 x 4 =
+  // 262144: 589824 bytes at the dot.
   try {
     matmulThreadIR(16, 16, 4096);
     FAIL() << "a 512 KB dot compiled";
   } catch (const RuntimeError& e) {
     std::string msg = e.what();
     EXPECT_EQ(e.loc, dotLoc()) << msg;
-    EXPECT_NE(msg.find("dot needs 524288 bytes (512 KB) of shared memory per block"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("dot operand a [M][K] 262144 + dot operand b [K][N] 262144 bytes, live together"),
+    EXPECT_NE(msg.find("dot needs 589824 bytes (576 KB) of shared memory per block"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("dot operand a, transposed [K][M + pad] 327680 + dot operand b [K][N] 262144 bytes, live together"),
               std::string::npos)
         << msg;
     EXPECT_NE(msg.find("more than the 232448 bytes (227 KB) one block may use on h200 (NVIDIA H200"),
@@ -78,30 +79,31 @@ TEST(SharedLimit, ADotOverTheLimitIsALocatedErrorWithTheNumbers) {
 TEST(SharedLimit, UpToTheLimitCompilesAndRecordsThePeak) {
   TargetGpuGuard guard;
   resetTargetGpu();
-  // a: 32 x 512 x 4 = 65536, b: 512 x 16 x 4 = 32768: 98304 bytes (96 KB), over 48 KB, under 227.
+  // a, transposed with a 16-byte pad a row: 512 x (32 + 4) x 4 = 73728, b: 512 x 16 x 4 = 32768:
+  // 106496 bytes (104 KB), over 48 KB, under 227.
   ThreadCompilation tc = matmulThreadIR(32, 16, 512);
-  EXPECT_EQ(tc.threadIR->sharedBytes, 98304);
-  EXPECT_EQ(tc.shared.peakBytes, 98304);
-  // 48 KB exactly (32 x 256 x 4 + 256 x 16 x 4), the static case.
-  EXPECT_EQ(matmulThreadIR(32, 16, 256).threadIR->sharedBytes, 49152);
+  EXPECT_EQ(tc.threadIR->sharedBytes, 106496);
+  EXPECT_EQ(tc.shared.peakBytes, 106496);
+  // 48 KB exactly (512 x (16 + 4) x 4 + 512 x 4 x 4), the static case.
+  EXPECT_EQ(matmulThreadIR(16, 4, 512).threadIR->sharedBytes, 49152);
 }
 
 TEST(SharedLimit, TheLimitIsTheTargetGpus) {
   TargetGpuGuard guard;
-  // a: 64 x 512 x 4 = 131072, b: 512 x 32 x 4 = 65536: 196608 bytes (192 KB): fits the H200's
-  // 227 KB, not the A100's 163 KB.
+  // a: 512 x (64 + 4) x 4 = 139264, b: 512 x 32 x 4 = 65536: 204800 bytes (200 KB): fits the
+  // H200's 227 KB, not the A100's 163 KB.
   setTargetGpu(loadGpu("h200"));
-  EXPECT_EQ(matmulThreadIR(64, 32, 512).threadIR->sharedBytes, 196608);
+  EXPECT_EQ(matmulThreadIR(64, 32, 512).threadIR->sharedBytes, 204800);
   GpuSpec a100 = loadGpu("a100");
   ASSERT_EQ(a100.maxSharedPerBlock, 166912);
   setTargetGpu(a100);
   try {
     matmulThreadIR(64, 32, 512);
-    FAIL() << "192 KB compiled for the A100";
+    FAIL() << "200 KB compiled for the A100";
   } catch (const RuntimeError& e) {
     std::string msg = e.what();
     EXPECT_EQ(e.loc, dotLoc()) << msg;
-    EXPECT_NE(msg.find("dot needs 196608 bytes (192 KB)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("dot needs 204800 bytes (200 KB)"), std::string::npos) << msg;
     EXPECT_NE(msg.find("more than the 166912 bytes (163 KB) one block may use on a100"), std::string::npos) << msg;
   }
 }

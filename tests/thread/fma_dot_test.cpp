@@ -1,0 +1,90 @@
+// The FMA form of dot (stages/thread/LowerDot.cpp, form B) with its register-tile accumulator
+// (fmaAccumulatorLayout): kernels/matmul.tl at 128 x 128 x 16 on 8 warps is the classic
+// register-tiled SIMT matmul — 8 x 8 accumulators a thread, a staged transposed, 2 + 2 vector
+// loads of 16 bytes for 64 FMAs per k, the k loop marked for full unrolling, and C stored from
+// the accumulator's own layout (no conversion through shared memory). The executor's results
+// are checked against tl-scalar at every warp count by tests/thread/mma_test.cpp (mma_dot.tl's
+// ieee mode) and tests/thread/executor_kernels_test.cpp.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "ir/IR.h"
+#include "runtime/Driver.h"
+#include "thread/Layouts.h"
+#include "thread/Pipeline.h"
+
+namespace tl {
+namespace {
+
+ThreadCompilation matmul(int bm, int bn, int bk, int warps) {
+  std::ostringstream err;
+  auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul.tl",
+                             {{"BLOCK_M", std::to_string(bm)}, {"BLOCK_N", std::to_string(bn)},
+                              {"BLOCK_K", std::to_string(bk)}, {"M", "512"}, {"N", "512"}, {"K", "512"}},
+                             err);
+  if (!k) throw std::runtime_error(err.str());
+  return compileToThreadIR(*k->ir, k->launch, warps);
+}
+
+// The thread-level for that carries the dot's accumulator (the one with an fma in its body).
+const Op* fmaLoop(const Function& f) {
+  const Op* found = nullptr;
+  walk(f.body, [&](Op& op) {
+    if (op.kind != OpKind::For) return;
+    for (const auto& inner : op.region(0).ops)
+      if (inner->kind == OpKind::Fma) found = &op;
+  });
+  return found;
+}
+
+TEST(FmaDot, RegisterTilesOf8x8WithVectorLoads) {
+  ThreadCompilation tc = matmul(128, 128, 16, 8);
+  // The decision, as tl-thread --explain-layouts prints it.
+  const Op* dot = nullptr;
+  walk(tc.withLayouts->body, [&](Op& op) {
+    if (op.kind == OpKind::Dot) dot = &op;
+  });
+  ASSERT_TRUE(dot);
+  DotPlan plan = planDot(*dot, 8);
+  EXPECT_FALSE(plan.instr);
+  EXPECT_NE(plan.why.find("register tiles of 8 x 8 per thread"), std::string::npos) << plan.why;
+  EXPECT_EQ(dot->result()->type.layout->str(), "#blocked<spt=[4,4], tpw=[4,8], wpc=[4,2], order=[1,0]>");
+  // C is stored from the accumulator's layout: no convert_layout anywhere.
+  int conversions = 0;
+  walk(tc.withLayouts->body, [&](Op& op) { conversions += op.kind == OpKind::ConvertLayout; });
+  EXPECT_EQ(conversions, 0);
+
+  const Op* loop = fmaLoop(*tc.threadIR);
+  ASSERT_TRUE(loop);
+  ASSERT_TRUE(loop->attr("unroll"));
+  EXPECT_EQ(loop->intAttr("unroll"), 1);
+  int loads = 0;
+  for (const auto& op : loop->region(0).ops)
+    if (op->kind == OpKind::LdShared) {
+      ++loads;
+      EXPECT_EQ(op->intAttr("vec"), 4);
+      EXPECT_EQ(op->result()->type.shape, (Shape{8}));  // 8 rows of A^T, or 8 columns of B
+    }
+  EXPECT_EQ(loads, 2);  // one op for A's 8 values (2 vectors), one for B's
+  // The staging buffers: a transposed with 16 bytes of pad a row, and b.
+  int64_t aBytes = 0, bBytes = 0;
+  for (const auto& b : tc.shared.buffers) {
+    if (b.purpose == "dot operand a, transposed [K][M + pad]") aBytes = b.bytes;
+    if (b.purpose == "dot operand b [K][N]") bBytes = b.bytes;
+  }
+  EXPECT_EQ(aBytes, 16 * (128 + 4) * 4);
+  EXPECT_EQ(bBytes, 16 * 128 * 4);
+}
+
+TEST(FmaDot, LongKLoopsAreNotUnrolled) {
+  const Op* loop = nullptr;
+  ThreadCompilation tc = matmul(32, 32, 64, 4);
+  loop = fmaLoop(*tc.threadIR);
+  ASSERT_TRUE(loop);
+  EXPECT_FALSE(loop->attr("unroll"));
+}
+
+}  // namespace
+}  // namespace tl
