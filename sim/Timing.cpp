@@ -117,7 +117,8 @@ AluCost aluCost(const Op& op, const InstrLatencies& lat, bool constDivisor) {
     case OpKind::Sigmoid:
       return {4, 2 * lat.alu + 2 * lat.sfu};  // 1 / (1 + exp(-x)): MUFU.EX2 and MUFU.RCP
     case OpKind::Div:
-      return fp ? AluCost{4, 3 * lat.alu + lat.sfu}   // MUFU.RCP and Newton steps
+      return fp ? AluCost{4, 3 * lat.alu + lat.sfu}   // `/`: div.full.f32, MUFU.RCP and Newton steps (div_rn's
+                                                      // IEEE div.rn adds a range check: counted the same)
                 : AluCost{10, 10 * lat.alu};          // integer division: a short routine
     case OpKind::Rem:
       return fp ? AluCost{6, 4 * lat.alu + lat.sfu} : AluCost{10, 10 * lat.alu};

@@ -306,8 +306,9 @@ PyVal Sema::joinOrSplit(const Expr& e, const std::string& f) {
   return PyVal::value(at(e.loc).create(OpKind::Join, {x, y}, {x->type.withShape(s)})->result());
 }
 
-// softmax(x) along axis 0 as Triton defines it; fdiv / div_rn / sqrt_rn (IEEE division and
-// square root: what tilelab's / and sqrt compute); argmin through argmax of the order-reversed
+// softmax(x) along axis 0 as Triton defines it; fdiv / div_rn / sqrt_rn (division and square
+// root: what tilelab's / and sqrt compute, IEEE in every CPU stage; on the GPU div_rn is div.rn
+// and `/` Triton's div.full); argmin through argmax of the order-reversed
 // values (-x for floats, ~x for integers: the same first index).
 PyVal Sema::builtinTritonMath(const Expr& e, const std::string& f) {
   Args a;
@@ -327,7 +328,13 @@ PyVal Sema::builtinTritonMath(const Expr& e, const std::string& f) {
   }
   if (f == "fdiv" || f == "div_rn") {
     if (!bindArgs(e, f, {"x", "y", "ieee_rounding"}, 2, a)) return PyVal::poison();
-    return binary(BinOp::Div, a.vals[0], a.vals[1], e.loc);
+    PyVal q = binary(BinOp::Div, a.vals[0], a.vals[1], e.loc);
+    // div_rn, and fdiv with ieee_rounding=True, divide as IEEE on the GPU too (div.rn.f32; `/`
+    // and fdiv's default are Triton's div.full.f32 there). The CPU stages always divide as IEEE.
+    const bool ieee = f == "div_rn" || (a.has(2) && a.vals[2].isIntConst() && a.vals[2].i);
+    if (ieee && q.isValue() && !q.v->isRegionArg() && q.v->def->kind == OpKind::Div && isFloat(q.v->type.dtype))
+      q.v->def->setAttr("rounding", std::string("rn"));
+    return q;
   }
   // argmin(input, axis, tie_break_left=True, keep_dims=False)
   if (!bindArgs(e, f, {"input", "axis", "tie_break_left", "keep_dims"}, 2, a)) return PyVal::poison();

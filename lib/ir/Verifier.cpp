@@ -516,6 +516,8 @@ std::optional<std::string> verifyOp(const Op& op) {
       if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&
           c.sameType(opd(0), res(), "operand/result"))
         if (!isArith(res())) c.fail("needs int or float operands, got " + str(res()));
+      if (op.kind == OpKind::Div && op.hasAttr("rounding") && c.strAttrIn("rounding", {"rn"}) && !isFloat(res().dtype))
+        c.fail("rounding applies to float division only, got " + str(res()));
       break;
     case OpKind::And: case OpKind::Or: case OpKind::Xor:
       if (c.operands(2, 2) && c.results(1) && c.sameType(opd(0), opd(1), "operand") &&

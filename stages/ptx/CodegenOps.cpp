@@ -14,7 +14,8 @@
 //   - float -> int conversion truncates and saturates, NaN -> 0 (llvm.fptosi.sat);
 //   - exp/exp2/log/rsqrt use the GPU's approximate instructions (ex2.approx, lg2.approx,
 //     rsqrt.approx; with .ftz when PtxOptions::fastMath) — the only results that differ from
-//     the executor's, by a few ulp (docs/gpu.md); sqrt and division are IEEE (sqrt.rn, div.rn);
+//     the executor's, by a few ulp (docs/gpu.md), with f32 division: `/` is Triton's div.full.f32
+//     (at most 2 ulp), div_rn (attr rounding = "rn") IEEE div.rn; sqrt is IEEE (sqrt.rn);
 //   - log2 is lg2.approx; sin/cos are sin.approx/cos.approx after a reduction of x to
 //     [-pi, pi] (two fmas with a split 2*pi), so they stay ~2^-21 off for |x| up to ~1e4 and
 //     lose accuracy beyond; erf is a polynomial (Taylor below 0.5, Abramowitz-Stegun 7.1.26
@@ -28,6 +29,7 @@
 //   - no a*b + c is contracted into an fma: only the `fma` op fuses.
 #include <cmath>
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
@@ -620,7 +622,23 @@ llvm::Value* KernelEmitter::binary(const Op& at, OpKind kind, DType d, llvm::Val
     case OpKind::Add: r = b_.CreateFAdd(x, y); break;
     case OpKind::Sub: r = b_.CreateFSub(x, y); break;
     case OpKind::Mul: r = b_.CreateFMul(x, y); break;
-    case OpKind::Div: r = b_.CreateFDiv(x, y); break;  // div.rn.f32: IEEE
+    case OpKind::Div: {
+      // Triton's: `/` is div.full.f32 (full range, at most 2 ulp from the quotient); div_rn,
+      // fdiv(ieee_rounding=True) and --fast-math off do not change that, the attr rounding="rn"
+      // (the front end's div_rn) is IEEE division, div.rn.f32.
+      const std::string* rounding = at.kind == OpKind::Div ? at.strAttrIf("rounding") : nullptr;
+      if (rounding && *rounding == "rn") {
+        r = b_.CreateFDiv(x, y);  // div.rn.f32
+        break;
+      }
+      llvm::Type* f = b_.getFloatTy();
+      auto* full = llvm::InlineAsm::get(llvm::FunctionType::get(f, {f, f}, false), "div.full.f32 $0, $1, $2;", "=f,f,f",
+                                        /*sideEffects=*/false);
+      std::vector<llvm::Value*> ys = regs(y);
+      size_t i = 0;
+      r = perRegister(x, [&](llvm::Value* xr) { return b_.CreateCall(full, {xr, ys[i++]}); });
+      break;
+    }
     case OpKind::Rem: r = b_.CreateFRem(x, y); break;  // NVPTX: x - trunc(x / y) * y (docs/gpu.md)
     case OpKind::Maximum: r = b_.CreateBinaryIntrinsic(Intr::maximum, x, y); break;  // max.NaN.f32
     case OpKind::Minimum: r = b_.CreateBinaryIntrinsic(Intr::minimum, x, y); break;  // min.NaN.f32

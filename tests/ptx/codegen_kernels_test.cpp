@@ -91,7 +91,8 @@ TEST(SoftmaxPtx, VectorLoadsShufflesBarriersShared) {
   EXPECT_TRUE(contains(r.ptx, "ld.shared")) << r.ptx;  // the 4 partials: one ld.shared.v4.f32
   EXPECT_TRUE(contains(r.ptx, "max.NaN.f32")) << r.ptx;       // NaN-propagating maximum
   EXPECT_TRUE(contains(r.ptx, "ex2.approx.ftz.f32")) << r.ptx;  // fast exp
-  EXPECT_TRUE(contains(r.ptx, "div.rn.f32")) << r.ptx;          // IEEE division
+  EXPECT_EQ(count(r.ptx, "div.full.f32"), 8u) << r.ptx;       // Triton's `/`, one per element
+  EXPECT_FALSE(contains(r.ptx, "div.rn.f32")) << r.ptx;
   EXPECT_TRUE(contains(r.llvmIR, "llvm.nvvm.barrier0")) << r.llvmIR;
   EXPECT_TRUE(contains(r.llvmIR, "addrspace(3)")) << r.llvmIR;
 

@@ -29,7 +29,9 @@ TEST(CodegenOps, ElementwiseSemantics) {
   %sq = sqrt %r : f32
   %sg = sigmoid %sq : f32
   %f = fma %sg, %a, %b : f32
-  %d = div %f, %b : f32
+  %d0 = div %f, %b : f32
+  %dr = div %f, %b {rounding = "rn"} : f32
+  %d = add %d0, %dr : f32
   %k = convert %d : i32
   %q1 = div %i, %j : i32
   %r1 = rem %i, %j : i32
@@ -59,7 +61,9 @@ TEST(CodegenOps, ElementwiseSemantics) {
   EXPECT_TRUE(contains(r.ptx, "lg2.approx.ftz.f32")) << r.ptx;
   EXPECT_TRUE(contains(r.ptx, "rsqrt.approx.ftz.f32")) << r.ptx;
   EXPECT_TRUE(contains(r.ptx, "sqrt.rn.f32")) << r.ptx;
-  EXPECT_TRUE(contains(r.ptx, "div.rn.f32")) << r.ptx;
+  // `/` is Triton's div.full.f32; div_rn (rounding = "rn") IEEE division
+  EXPECT_EQ(count(r.ptx, "div.full.f32"), 1u) << r.ptx;
+  EXPECT_EQ(count(r.ptx, "div.rn.f32"), 1u) << r.ptx;
   EXPECT_TRUE(contains(r.ptx, "cvt.rzi.s32.f32")) << r.ptx;
   EXPECT_TRUE(contains(r.ptx, "div.s32")) << r.ptx;
   EXPECT_TRUE(contains(r.ptx, ".param .f32 ew_param_2")) << r.ptx;  // scalars by value
