@@ -3,8 +3,9 @@
 # process on a trivial kernel (bench/gpu/ptxas_floor_trivial.ptx: one load, add, store), on
 # kernels/softmax.tl's PTX, and on the same PTX with its 8 divisions as IEEE div.rn.f32 instead of
 # Triton's div.full.f32 (what tl-ptx emitted for `/` before), 10 runs each, alternating, and prints
-# the medians: the first is what any kernel pays before ptxas looks at its code. Runs where ptxas
-# is (the GPU machine, or here).
+# the medians: the first is what any kernel pays before ptxas looks at its code. Then, where gcc
+# and libnvJitLink are installed, bench/gpu/nvjitlink_probe.c: 4 nvJitLink calls in one process
+# on each of the first two. Runs where ptxas is (the GPU machine, or here).
 #   device run: bash bench/gpu/ptxas_floor.sh gpu-carry/tl-ptx.gz   (carry: gpu-carry)
 #   here:       bash bench/gpu/ptxas_floor.sh build/stages/ptx/tl-ptx
 # Output: $OUT/ptxas_floor.txt
@@ -38,4 +39,12 @@ for line in open(sys.argv[1]):
 for k, v in t.items():
     print(f"{k:8s} ptxas process, median of {len(v)}: {statistics.median(v):6.1f} ms  (min {min(v):.1f}, max {max(v):.1f})")
 PY
+  # nvJitLink in one process, where the library and a C compiler are installed.
+  lib=$(dirname "$PTXAS")/../lib64
+  if command -v gcc > /dev/null && [ -e "$lib/libnvJitLink.so" ] &&
+     gcc -O2 "$(dirname "$0")/nvjitlink_probe.c" -I"$lib/../include" -L"$lib" -lnvJitLink -o "$dir/probe" 2> /dev/null; then
+    for k in trivial softmax; do
+      echo "nvJitLink, $k, 4 calls in one process: $(LD_LIBRARY_PATH=$lib "$dir/probe" "$dir/$k.ptx" | tr '\n' ' ')"
+    done
+  fi
 } | tee "$OUT/ptxas_floor.txt"
