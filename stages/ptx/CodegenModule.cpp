@@ -406,7 +406,7 @@ void KernelEmitter::emitFor(const Op& op) {
   }
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   llvm::BranchInst* back = b_.CreateCondBr(stay, bodyBB, exitBB);
-  if (const Attr* u = op.attr("unroll"); u && std::holds_alternative<int64_t>(*u) && std::get<int64_t>(*u) == 1) {
+  if (op.hasAttr("unroll") && op.intAttr("unroll") == 1) {
     // llvm.loop (distinct, self-referential) with llvm.loop.unroll.full: LLVM's loop unroller
     // replicates the body for every iteration of a constant trip count.
     llvm::MDNode* full = llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.full"));

@@ -623,11 +623,9 @@ llvm::Value* KernelEmitter::binary(const Op& at, OpKind kind, DType d, llvm::Val
     case OpKind::Sub: r = b_.CreateFSub(x, y); break;
     case OpKind::Mul: r = b_.CreateFMul(x, y); break;
     case OpKind::Div: {
-      // Triton's: `/` is div.full.f32 (full range, at most 2 ulp from the quotient); div_rn,
-      // fdiv(ieee_rounding=True) and --fast-math off do not change that, the attr rounding="rn"
-      // (the front end's div_rn) is IEEE division, div.rn.f32.
-      const std::string* rounding = at.kind == OpKind::Div ? at.strAttrIf("rounding") : nullptr;
-      if (rounding && *rounding == "rn") {
+      // As Triton: `/` is div.full.f32 (full range, at most 2 ulp from the quotient, whatever
+      // fastMath says); a div with rounding = "rn" (div_rn, fdiv(ieee_rounding=True)) is IEEE.
+      if (const std::string* rounding = at.strAttrIf("rounding"); rounding && *rounding == "rn") {
         r = b_.CreateFDiv(x, y);  // div.rn.f32
         break;
       }

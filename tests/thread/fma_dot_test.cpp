@@ -79,9 +79,8 @@ TEST(FmaDot, RegisterTilesOf8x8WithVectorLoads) {
 }
 
 TEST(FmaDot, LongKLoopsAreNotUnrolled) {
-  const Op* loop = nullptr;
   ThreadCompilation tc = matmul(32, 32, 64, 4);
-  loop = fmaLoop(*tc.threadIR);
+  const Op* loop = fmaLoop(*tc.threadIR);
   ASSERT_TRUE(loop);
   EXPECT_FALSE(loop->attr("unroll"));
 }
