@@ -158,6 +158,11 @@ struct ToleranceOverride {
 void markDotPrecisions(const Function& fn, ToleranceOverride& tol);
 // For an engine whose dots use FMAs (tl-cpu): dotScale of at least 2^-16 when `fn` has a dot.
 void markFmaDots(const Function& fn, ToleranceOverride& tol);
+// For an engine that adds a float sum in another order than tl-scalar (tl-cpu: in partial sums
+// as wide as the host's vectors, so its bits depend on the ISA; the GPU: a tree over lanes and
+// warps): dotScale of at least 2^-16 when `fn` has a float `reduce` sum. A sum that cancels has
+// an error of its terms' size, not of its own: rtol alone fails such an output.
+void markReorderedSums(const Function& fn, ToleranceOverride& tol);
 Comparison compareBuffers(const Buffer& reference, const Buffer& got, const ToleranceOverride& tol = {});
 
 }  // namespace tl

@@ -200,6 +200,7 @@ int main(int argc, char** argv) {
     tl::CheckReport report;
     tl::StageOptions checking = opts;  // the dots' FMAs get their tolerance (runtime/Memory.h markFmaDots)
     tl::markFmaDots(*k.ir, checking.intent.tolerance);
+    tl::markReorderedSums(*k.ir, checking.intent.tolerance);
     const bool pass = tl::checkStageOutputs(k, memory, checking, scalar, &against, reference.get(), out, &report);
     opts.stageAgreementOnly += checking.stageAgreementOnly;
     for (const tl::CheckedOutput& c : report.outputs) {

@@ -173,10 +173,14 @@ void printCompileSummary(const tl::JitResult& jit, const tl::CompiledKernel& k, 
 // The tolerance of a check of the GPU's outputs against `engine`: the dots' precisions, and f32
 // dots, which the FMA path computes with fused multiply-adds, against an engine that rounds each
 // product (tl-block, tl-scalar; tl-thread's executor rounds as the GPU does) get the FMA
-// tolerance (runtime/Memory.h): a rounding-order difference, not an error.
+// tolerance (runtime/Memory.h): a rounding-order difference, not an error; so do float sums,
+// which the GPU adds in another order.
 tl::ToleranceOverride gpuCheckTolerance(const tl::Function& fn, const std::string& engine, tl::ToleranceOverride tol) {
   tl::markDotPrecisions(fn, tol);
-  if (engine != "tl-thread") tl::markFmaDots(fn, tol);
+  if (engine != "tl-thread") {
+    tl::markFmaDots(fn, tol);
+    tl::markReorderedSums(fn, tol);  // the GPU sums over lanes and warps as a tree
+  }
   return tol;
 }
 
