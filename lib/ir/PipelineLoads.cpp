@@ -9,8 +9,8 @@
 // loop by leaf, shape and elementwise ops only (no load, nothing with a region), and depend on the
 // loop variable or a carried value, is issued A iterations ahead: A = num_stages - 1 for a load
 // whose only uses are operand a or b of a dot on tensor cores (16-bit floats, fp8, or f32 in
-// precision tf32; the thread lowering copies it into a ring of shared-memory slots,
-// stages/thread/LowerRing.cpp), else 1.
+// precision tf32) or of a 2-D f32 dot on FMAs (the thread lowering copies it into a ring of
+// shared-memory slots, stages/thread/LowerRing.cpp), else 1.
 // The load becomes A carried values:
 //   1. before the loop: the loads of iterations 0 .. A-1 (loop variable lo + s step, the
 //      carried values as s iterations' yields make them, cloned), each masked by its
@@ -81,7 +81,7 @@ class LoopPipeliner {
     std::vector<int64_t> ahead;  // per load: how many iterations ahead it is issued
     int64_t maxAhead = 1;
     for (const Op* l : loads) {
-      ahead.push_back(feedsTensorCoreDot(*l) ? S - 1 : 1);
+      ahead.push_back(feedsRingDot(*l) ? S - 1 : 1);
       maxAhead = std::max(maxAhead, ahead.back());
     }
     Region& outer = *loop_.parent;
@@ -147,9 +147,9 @@ class LoopPipeliner {
 
  private:
   // Each use of the load is a or b of a dot on tensor cores (16-bit floats, fp8, or f32 in
-  // precision tf32 or tf32x3), where the thread lowering can copy such a load straight to shared memory
-  // (LowerRing.cpp).
-  bool feedsTensorCoreDot(const Op& load) const {
+  // precision tf32 or tf32x3) or a 2-D f32 dot on FMAs, where the thread lowering can copy such a
+  // load straight to shared memory (LowerRing.cpp).
+  bool feedsRingDot(const Op& load) const {
     bool any = false, other = false;
     const Value* v = load.result();
     walk(loop_.region(0), [&](Op& op) {
@@ -159,7 +159,8 @@ class LoopPipeliner {
         const DType d = v->type.dtype;
         const std::string* precision = dotOperand ? op.strAttrIf("precision") : nullptr;
         const bool tf32 = d == DType::F32 && precision && (*precision == "tf32" || *precision == "tf32x3");
-        if (dotOperand && (d == DType::F16 || d == DType::BF16 || isFp8(d) || tf32)) any = true;
+        const bool fma2d = d == DType::F32 && v->type.rank() == 2;
+        if (dotOperand && (d == DType::F16 || d == DType::BF16 || isFp8(d) || tf32 || fma2d)) any = true;
         else other = true;
       }
     });

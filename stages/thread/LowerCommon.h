@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/Builder.h"
@@ -125,6 +126,9 @@ class Lowerer {
   Value* ldShared(Value* addr, DType dtype, Value* mask = nullptr, int64_t vec = 1);
   void stShared(Value* addr, Value* value, Value* mask = nullptr, int64_t vec = 1);
   void barrier();
+  void dropTrailingBarriers(Region& body);  // LowerCore.cpp
+  int64_t lastOpIndex() const;  // the index (curIndex_) of the source function's last op
+  std::unordered_set<const Op*> userBarriers_;  // debug_barrier's: never dropped
 
   // --- op families
   void lowerLeafOrElementwise(const Op& op);   // LowerElementwise.cpp
@@ -192,6 +196,8 @@ class Lowerer {
     std::string what;
   };
   std::optional<OperandStaging> tensorCoreStaging(const Op& dot, int operand);
+  std::optional<OperandStaging> fmaStaging(const Op& dot, int operand);      // form B, 2-D (LowerDot.cpp)
+  std::optional<OperandStaging> dotStaging(const Op& dot, int operand);      // either of the two
   std::optional<OperandStaging> mmaStaging(const Op& dot, int operand);     // LowerDot.cpp
   std::optional<OperandStaging> wgmmaStaging(const Op& dot, int operand);                          // LowerWgmma.cpp
   static bool wgmmaBKMajor(const Type& b);                                                          // LowerWgmma.cpp
@@ -215,6 +221,7 @@ class Lowerer {
     const Op* nextLoad = nullptr;         // in the body: iteration i + L
     OperandStaging staging;
     int64_t slotBytes = 0;
+    bool elementwise = false;             // one 4-byte copy per register (its rows run across the staged rows)
     Value* base = nullptr;                // the ring's shared buffer (allocated at its first load)
     size_t buffer = 0;                    // its index in buffers_
   };

@@ -168,7 +168,45 @@ std::unique_ptr<Function> Lowerer::run() {
   warp_->name = "warp";
   planRings();
   lowerRegion(src_.body, dst_->body);
+  dropTrailingBarriers(dst_->body);
   return std::move(dst_);
+}
+
+namespace {
+
+bool touchesShared(const Op& op) {
+  switch (op.kind) {
+    case OpKind::LdShared:
+    case OpKind::StShared:
+    case OpKind::CpAsync:
+    case OpKind::Ldmatrix:
+    case OpKind::Wgmma: return true;
+    default: break;
+  }
+  for (const auto& region : op.regions)
+    for (const auto& inner : region->ops)
+      if (touchesShared(*inner)) return true;
+  return false;
+}
+
+}  // namespace
+
+int64_t Lowerer::lastOpIndex() const {
+  int64_t n = 0;
+  walk(src_.body, [&](const Op&) { ++n; });
+  return n - 1;
+}
+
+// A barrier the lowering put after a shared buffer's last reads (so that the next op may
+// reuse the space) protects nothing when no op of the function touches shared memory after it:
+// it is dropped. Only the function's top-level ops are scanned, from the end; a user's
+// debug_barrier (it may order global memory) is kept.
+void Lowerer::dropTrailingBarriers(Region& body) {
+  for (size_t i = body.ops.size(); i-- > 0;) {
+    Op& op = *body.ops[i];
+    if (touchesShared(op)) return;
+    if (op.kind == OpKind::Barrier && !userBarriers_.count(&op)) body.ops.erase(body.ops.begin() + long(i));
+  }
 }
 
 void Lowerer::lowerRegion(const Region& from, Region& to) {

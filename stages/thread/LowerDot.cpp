@@ -88,30 +88,40 @@ void Lowerer::lowerDot(const Op& op) {
   const int r = aT.rank();  // 2, or 3: batched, dim 0 the batch
   const int64_t B = r == 3 ? aT.shape[0] : 1, M = aT.shape[r - 2], K = aT.shape[r - 1], N = bT.shape[r - 1];
   int bytes = dtypeBytes(aT.dtype);
+  DotBases bases;
   // 2-D: a transposed, [K][M + pad], so that a thread's consecutive accumulator rows are
   // consecutive in shared memory (vector loads, as b's columns); the 16-byte pad halves the bank
   // conflicts of its scalar stores. A row of a is then aK elements after the previous k.
   const int64_t aRow = M + 16 / bytes, aK = r == 2 ? aRow : 1;
-  Value* aBase = r == 2 ? sharedBase(K * aRow * bytes, "dot operand a, transposed [K][M + pad]")
-                        : sharedBase(B * M * K * bytes, "dot operand a [B][M][K]");
-  Value* bBase = sharedBase(B * K * N * bytes, r == 3 ? "dot operand b [B][K][N]" : "dot operand b [K][N]");
-
-  // 1. staging
-  LayoutGeom ga = LayoutGeom::of(*aT.layout, aT.shape), gb = LayoutGeom::of(*bT.layout, bT.shape);
-  // (One op-making call per statement: C++ leaves the order of arguments open, and the IR must
-  // not depend on the compiler.)
-  if (r == 2) {  // a as [K][M + pad], b as [K][N], with vector stores along the rows
-    stageOperand(op.operand(0), aBase, 1, aRow);
-    stageOperand(op.operand(1), bBase, 0, N);
+  Value* aBase;
+  Value* bBase;
+  if (r == 2) {  // a as [K][M + pad], b as [K][N] (fmaStaging), hoisted or copied by a ring as the tensor-core forms
+    const std::optional<OperandStaging> sa = fmaStaging(op, 0), sb = fmaStaging(op, 1);
+    DotStaging st;
+    st.aBytes = sa->bytes;
+    st.aWhat = sa->what;
+    st.bBytes = sb->bytes;
+    st.bWhat = sb->what;
+    st.stageA = [&](Value* base) { stageOperand(op.operand(0), base, *sa); };
+    st.stageB = [&](Value* base) { stageOperand(op.operand(1), base, *sb); };
+    bases = stageDotOperands(op, st);
+    aBase = bases.a;
+    bBase = bases.b;
   } else {
+    bases.stagedInLoop = true;
+    aBase = sharedBase(B * M * K * bytes, "dot operand a [B][M][K]");
+    bBase = sharedBase(B * K * N * bytes, "dot operand b [B][K][N]");
+    LayoutGeom ga = LayoutGeom::of(*aT.layout, aT.shape), gb = LayoutGeom::of(*bT.layout, bT.shape);
+    // (One op-making call per statement: C++ leaves the order of arguments open, and the IR must
+    // not depend on the compiler.)
     Value* maskA = ownerMask(ga);
     Value* valA = get(op.operand(0));
     stShared(sharedAddr(linearIndex(ga, aT.shape), bytes, aBase), valA, maskA);
     Value* maskB = ownerMask(gb);
     Value* valB = get(op.operand(1));
     stShared(sharedAddr(linearIndex(gb, bT.shape), bytes, bBase), valB, maskB);
+    barrier();
   }
-  barrier();
 
   // 2. the k loop, over the addresses of the A row and B column values the thread loads.
   LayoutGeom gc = LayoutGeom::of(*cT.layout, cT.shape);
@@ -157,8 +167,9 @@ void Lowerer::lowerDot(const Op& op) {
   b_.yield({next});
   b_.setInsertionPointToEnd(outer);
 
-  // 3. the buffers may be reused after every thread has finished reading them.
-  barrier();
+  // 3. the buffers may be reused after every thread has finished reading them (a buffer
+  // staged before the loop, or a ring's slot, is not reused in the loop: no barrier).
+  if (bases.stagedInLoop) barrier();
   set(op.result(), f16Acc ? b_.convert(loop->result(0), DType::F16) : loop->result(0));
 }
 
@@ -212,6 +223,29 @@ void Lowerer::stageOperand(const Value* operand, Value* base, int rowDim, int64_
 
 void Lowerer::stageOperand(const Value* operand, Value* base, const OperandStaging& s) {
   stageOperand(operand, base, s.rowDim, s.stride, s.swizzle ? &*s.swizzle : nullptr, s.colBlock, s.blockStride, s.rowMap);
+}
+
+// Form B, 2-D: a transposed as [K][M + pad] (pad: 16 bytes of elements; a thread's
+// consecutive accumulator rows are then consecutive in shared memory, vector loads as b's
+// columns), b as [K][N].
+std::optional<Lowerer::OperandStaging> Lowerer::fmaStaging(const Op& dot, int operand) {
+  const Type &aT = dot.operand(0)->type, &bT = dot.operand(1)->type;
+  if (aT.rank() != 2) return std::nullopt;
+  const int64_t M = aT.shape[0], K = aT.shape[1], N = bT.shape[1];
+  const int bytes = dtypeBytes(aT.dtype);
+  OperandStaging s;
+  s.rowDim = operand == 0 ? 1 : 0;
+  s.stride = operand == 0 ? M + 16 / bytes : N;
+  s.bytes = K * s.stride * bytes;
+  s.what = operand == 0 ? "dot operand a, transposed [K][M + pad]" : "dot operand b [K][N]";
+  return s;
+}
+
+std::optional<Lowerer::OperandStaging> Lowerer::dotStaging(const Op& dot, int operand) {
+  const Type& cT = dot.operand(2)->type;
+  DotPlan plan = planDot(dot, src_.numWarps, options_.wgmma);
+  if (plan.instr && cT.layout && *cT.layout == *plan.accLayout) return tensorCoreStaging(dot, operand);
+  return fmaStaging(dot, operand);
 }
 
 std::optional<Lowerer::OperandStaging> Lowerer::tensorCoreStaging(const Op& dot, int operand) {

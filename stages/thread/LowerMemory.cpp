@@ -105,6 +105,9 @@ void Lowerer::lowerAtomic(const Op& op) {
   set(op.result(), r);
 }
 
-void Lowerer::lowerDebugBarrier(const Op&) { barrier(); }
+void Lowerer::lowerDebugBarrier(const Op&) {
+  barrier();
+  userBarriers_.insert(b_.region()->ops.back().get());  // kept by dropTrailingBarriers
+}
 
 }  // namespace tl::lower

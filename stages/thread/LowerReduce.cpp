@@ -16,7 +16,12 @@
 //      that are the first owner of their outputs) `st_shared` their partial to the slot
 //      [warp digit along ad][output element, row-major]; barrier; every thread `ld_shared`s the
 //      warpsPerCTA[ad] partials of its outputs and combines them in order 0, 1, 2, ...; barrier
-//      (so the buffer may be reused, by the next iteration too).
+//      (so the buffer may be reused, by the next iteration too). With one output element (a
+//      scalar result, W = warpsPerCTA[ad] <= 32 partials), lane l reads only partial l % W and a
+//      butterfly of shfl_xor 1, 2, .. W/2 combines them: every lane of every warp ends with the
+//      same bits, in 1 + 2 log2(W) instructions where the loop takes 2W - 1 (W = 16: 9 for 31).
+//      Such a reduce at the function's top level keeps its buffer to the end and takes no
+//      barrier after the reads (nothing can overwrite them).
 //   sum: where the layout wraps around along the axis (threads holding a replica), replicas
 //   are replaced by -0.0 / 0 (the identity) before step 1 so nothing is counted twice. f16 and
 //   bf16 sums accumulate in f32 and round once at the end, as tl-scalar does. Integer sums,
@@ -99,16 +104,28 @@ void Lowerer::lowerReduce(const Op& op) {
     int64_t numOut = 1;
     for (int64_t s : outShape) numOut *= s;
     int bytes = dtypeBytes(acc);
-    Value* base = sharedBase(g.wpc[ad] * numOut * bytes, "reduce across warps");
+    // A scalar result at the function's top level runs once: its few bytes stay reserved to the
+    // end, so no later op reuses them and no barrier is needed after the reads.
+    const bool once = numOut == 1 && op.parent == &src_.body;
+    Value* base = sharedBase(g.wpc[ad] * numOut * bytes, once ? "reduce across warps (kept to the end: no barrier after)"
+                                                              : "reduce across warps");
+    if (once) buffers_.back().lastOp = lastOpIndex();
     Value* lin = linearIndex(out, outShape);
     Value* slot = bin(OpKind::Add, splatTo(mulC(warpDigit(g, ad), numOut), out.numRegs), lin);
     Value* mask = ownerMask(out, /*freeWarpDim=*/ad);  // first: the IR must not depend on argument order
     stShared(sharedAddr(slot, bytes, base), x, mask);
     barrier();
-    Value* r = ldShared(sharedAddr(lin, bytes, base), acc);
-    for (int64_t w = 1; w < g.wpc[ad]; ++w)
-      r = combine(kind, r, ldShared(sharedAddr(addC(lin, w * numOut), bytes, base), acc));
-    barrier();
+    Value* r;
+    if (numOut == 1) {  // one output: lane l reads partial l % W, then a butterfly over the W
+      r = ldShared(sharedAddr(andC(lane_, g.wpc[ad] - 1), bytes, base), acc);
+      for (int64_t k = 1; k < g.wpc[ad]; k *= 2)
+        r = combine(kind, r, b_.create(OpKind::ShflXor, {r}, {r->type}, {{"offset", k}})->result());
+    } else {
+      r = ldShared(sharedAddr(lin, bytes, base), acc);
+      for (int64_t w = 1; w < g.wpc[ad]; ++w)
+        r = combine(kind, r, ldShared(sharedAddr(addC(lin, w * numOut), bytes, base), acc));
+    }
+    if (!once) barrier();
     x = r;
   }
   if (acc != inT.dtype) x = b_.convert(x, inT.dtype);

@@ -1,4 +1,4 @@
-// Load rings: a pipelined loop's loads of tensor-core dot operands copied by cp_async straight
+// Load rings: a pipelined loop's loads of dot operands copied by cp_async straight
 // into a ring of shared-memory slots, instead of into registers and then, at the dot, to shared
 // memory (the staging of LowerDot.cpp / LowerWgmma.cpp).
 //
@@ -8,10 +8,13 @@
 // body yielding x_{i+1} .. x_{i+L-1} and the load of iteration i + L. A ring is such a chain
 // where:
 //   - x_i's only use is operand a or b of a dot at the top of the body that lowerDotMma or
-//     lowerDotWgmma lowers (tensorCoreStaging), and each other carried value's only use is the
-//     yield; the loop's results for them are unused;
+//     lowerDotWgmma lowers (tensorCoreStaging), or a 2-D dot on FMAs (lowerDot's form B,
+//     fmaStaging), and each other carried value's only use is the yield; the loop's results for
+//     them are unused;
 //   - every load of the chain has x_i's type (one layout: no replicated elements, its registers
-//     in runs of vec along the staged rows, vec x its bytes = 4, 8 or 16) and no `other` but 0;
+//     in runs of vec along the staged rows, vec x its bytes = 4, 8 or 16, or, for 4-byte
+//     elements, running across them: an FMA dot's a, staged transposed, copied one element a
+//     cp_async) and no `other` but 0;
 //   - every ring of the loop has the same L; the loads before the loop come iteration by
 //     iteration; the body's loads come before its ring dots.
 // Anything else is lowered as before (registers, then st_shared at the dot).
@@ -91,7 +94,7 @@ std::optional<Lowerer::Ring> Lowerer::ringFrom(const Op& loop, const Op& dot, in
   if (!head->isRegionArg() || head->owner != &body || head->index == 0) return std::nullopt;
   const Type& t = head->type;
   if (t.dtype != DType::F16 && t.dtype != DType::BF16 && t.dtype != DType::F32 && !isFp8(t.dtype)) return std::nullopt;
-  std::optional<OperandStaging> st = tensorCoreStaging(dot, operand);
+  std::optional<OperandStaging> st = dotStaging(dot, operand);
   if (!st || !t.layout || t.layout->kind() != Layout::Kind::Blocked) return std::nullopt;
   Ring r;
   r.dot = &dot;
@@ -124,10 +127,14 @@ std::optional<Lowerer::Ring> Lowerer::ringFrom(const Op& loop, const Op& dot, in
   LayoutGeom g = LayoutGeom::of(*t.layout, t.shape);
   std::vector<const Op*> loads = r.firstLoads;
   loads.push_back(r.nextLoad);
+  // Registers that run across the staged rows (an FMA dot's a, staged transposed) go one 4-byte
+  // element per copy.
+  r.elementwise = t.layout->order()[0] != 1 - st->rowDim;
+  if (r.elementwise && dtypeBytes(t.dtype) != 4) return std::nullopt;
   for (const Op* l : loads) {
-    const int64_t vec = l->hasAttr("vec") ? l->intAttr("vec") : 1;
+    const int64_t vec = r.elementwise ? 1 : l->hasAttr("vec") ? l->intAttr("vec") : 1;
     const int64_t bytes = vec * dtypeBytes(t.dtype);  // one cp.async: 4, 8 or 16 bytes
-    if (!(l->result()->type == t) || bytes < 4 || bytes > 16 || t.layout->order()[0] != 1 - st->rowDim) return std::nullopt;
+    if (!(l->result()->type == t) || bytes < 4 || bytes > 16) return std::nullopt;
     if (l->numOperands() > 2 && !isZeroConstant(l->operand(2))) return std::nullopt;
   }
   if (!noReplicas(g)) return std::nullopt;
@@ -202,7 +209,7 @@ void Lowerer::copyToSlot(const Ring& ring, const Op& load, Value* slotIndex) {
   Value* src = get(load.operand(0));
   std::vector<Value*> operands{splatTo(dst, regsOf(src)), src};
   if (load.numOperands() > 1) operands.push_back(get(load.operand(1)));
-  const int64_t vec = load.hasAttr("vec") ? load.intAttr("vec") : 1;
+  const int64_t vec = !ring.elementwise && load.hasAttr("vec") ? load.intAttr("vec") : 1;
   b_.create(OpKind::CpAsync, operands, {}, {{"vec", vec}});
   b_.create(OpKind::CpAsyncCommit, {}, {});
 }

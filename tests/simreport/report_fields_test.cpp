@@ -125,7 +125,7 @@ TEST(SimReportFields, VectorAddIsPerfectlyCoalesced) {
 // counters are the sum of the instructions'. The summary prints the merged rows (one per
 // line), --full the instructions.
 TEST(SimReportFields, PerLineRowsMergeALinesInstructions) {
-  SimReport r = simulate("softmax", {}, noUnfused());
+  SimReport r = simulate("matmul", {}, noUnfused());
   const Json& mem = r.json["memory"];
   std::map<int64_t, const Json*> byId;
   for (const Json& i : mem["instructions"]) byId[i["instr"].get<int64_t>()] = &i;
@@ -143,7 +143,7 @@ TEST(SimReportFields, PerLineRowsMergeALinesInstructions) {
     EXPECT_EQ(l["counters"]["requests"].get<int64_t>(), requests);
     if (l["instrs"].size() > 1) ++merged;
   }
-  ASSERT_GT(merged, 0u) << "the softmax's reductions put several shared accesses on one line";
+  ASSERT_GT(merged, 0u) << "the matmul's dot stages and reads a and b on one line";
   // The summary: one row per per-line entry (rows start with the line number and space).
   auto rows = [](const std::string& text, const std::string& prefix) {
     size_t n = 0;

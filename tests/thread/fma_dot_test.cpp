@@ -11,6 +11,8 @@
 #include <string>
 
 #include "ir/IR.h"
+#include "ir/Printer.h"
+#include "rank3_util.h"
 #include "runtime/Driver.h"
 #include "thread/Layouts.h"
 #include "thread/Pipeline.h"
@@ -18,11 +20,12 @@
 namespace tl {
 namespace {
 
-ThreadCompilation matmul(int bm, int bn, int bk, int warps) {
+ThreadCompilation matmul(int bm, int bn, int bk, int warps, int stages = 1) {
   std::ostringstream err;
   auto k = compileKernelFile(std::string(TL_SOURCE_DIR) + "/kernels/matmul.tl",
                              {{"BLOCK_M", std::to_string(bm)}, {"BLOCK_N", std::to_string(bn)},
-                              {"BLOCK_K", std::to_string(bk)}, {"M", "512"}, {"N", "512"}, {"K", "512"}},
+                              {"BLOCK_K", std::to_string(bk)}, {"M", "512"}, {"N", "512"}, {"K", "512"},
+                              {"num_stages", std::to_string(stages)}},
                              err);
   if (!k) throw std::runtime_error(err.str());
   return compileToThreadIR(*k->ir, k->launch, warps);
@@ -83,6 +86,70 @@ TEST(FmaDot, LongKLoopsAreNotUnrolled) {
   const Op* loop = fmaLoop(*tc.threadIR);
   ASSERT_TRUE(loop);
   EXPECT_FALSE(loop->attr("unroll"));
+}
+
+int64_t count(const Region& r, OpKind kind) {
+  int64_t n = 0;
+  walk(r, [&](Op& op) { n += op.kind == kind; });
+  return n;
+}
+
+// num_stages >= 2: the K loop's loads of a and b go by cp_async into rings of num_stages slots
+// (LowerRing.cpp): b's 16-byte vectors whole, a (staged transposed) one 4-byte element a copy;
+// nothing staged through registers, and one barrier an iteration (after the wait), none after the
+// FMAs.
+TEST(FmaDot, PipelinedLoadsGoThroughRings) {
+  for (int stages : {2, 3}) {
+    SCOPED_TRACE("num_stages " + std::to_string(stages));
+    ThreadCompilation tc = matmul(128, 128, 16, 8, stages);
+    const Function& fn = *tc.threadIR;
+    int rings = 0;
+    for (const SharedBuffer& b : tc.shared.buffers) {
+      EXPECT_NE(b.purpose.rfind("dot operand", 0), 0u) << tc.shared.str();
+      if (b.purpose.rfind("ring of " + std::to_string(stages) + " slots", 0) == 0) ++rings;
+    }
+    EXPECT_EQ(rings, 2) << tc.shared.str();
+    EXPECT_EQ(count(fn.body, OpKind::StShared), 0) << printFunction(fn);
+    const Op* k = nullptr;  // the block's K loop: the for whose body holds the FMA loop
+    walk(fn.body, [&](Op& op) {
+      if (op.kind == OpKind::For && count(op.region(0), OpKind::Fma) > 0 && fmaLoop(fn) != &op) k = &op;
+    });
+    ASSERT_TRUE(k) << printFunction(fn);
+    EXPECT_EQ(count(k->region(0), OpKind::Barrier), 1) << printFunction(fn);
+    EXPECT_EQ(count(k->region(0), OpKind::CpAsyncWait), 1);
+    std::vector<int64_t> vecs;
+    walk(k->region(0), [&](Op& op) {
+      if (op.kind == OpKind::CpAsync) vecs.push_back(op.intAttr("vec"));
+    });
+    std::sort(vecs.begin(), vecs.end());
+    EXPECT_EQ(vecs, (std::vector<int64_t>{1, 4})) << printFunction(fn);  // a element-wise, b in 16-byte vectors
+  }
+}
+
+// The rings on the thread executor (races and early reads are errors there) against a C++
+// reference, ragged in M, N and K, at two depths and warp counts.
+TEST(FmaDot, RingsComputeTheProduct) {
+  struct Case {
+    int bm, bn, bk, warps, stages;
+    const char *m, *n, *k;
+  };
+  for (const Case& c : {Case{64, 64, 16, 4, 2, "100", "70", "90"}, Case{128, 128, 16, 8, 3, "130", "140", "40"},
+                        Case{32, 32, 8, 1, 3, "40", "33", "8"}}) {
+    rank3::runOn(rank3::Engine::Thread, "kernels/matmul.tl",
+                 {{"BLOCK_M", std::to_string(c.bm)}, {"BLOCK_N", std::to_string(c.bn)}, {"BLOCK_K", std::to_string(c.bk)},
+                  {"M", c.m}, {"N", c.n}, {"K", c.k}, {"num_stages", std::to_string(c.stages)}},
+                 c.warps, false,
+                 [](const Memory& in, const LaunchConfig& l) {
+                   const int64_t M = rank3::launchInt(l, "M"), N = rank3::launchInt(l, "N"), K = rank3::launchInt(l, "K");
+                   const Buffer *a = in.find("a_ptr"), *b = in.find("b_ptr");
+                   std::vector<double> c(size_t(M * N));
+                   for (int64_t i = 0; i < M; ++i)
+                     for (int64_t j = 0; j < N; ++j)
+                       for (int64_t kk = 0; kk < K; ++kk) c[size_t(i * N + j)] += a->getF(i * K + kk) * b->getF(kk * N + j);
+                   return rank3::Outputs{{"c_ptr", c}};
+                 },
+                 1e-4, 1e-4);
+  }
 }
 
 }  // namespace

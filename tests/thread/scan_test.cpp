@@ -220,8 +220,9 @@ TEST(Scan, LoweringUsesExistingThreadOps) {
     EXPECT_EQ(scans, 0);
     EXPECT_GT(shfl, 0) << nw;
     // 7 scans, of which cumsum(x) and associative_scan(x, 0, _add) are one op after cse: two
-    // barriers each across warps, none in one warp.
-    EXPECT_EQ(barriers, nw == 1 ? 0 : 12) << nw;
+    // barriers each across warps, none in one warp; the last scan's second barrier is dropped
+    // (nothing after it touches shared memory).
+    EXPECT_EQ(barriers, nw == 1 ? 0 : 11) << nw;
     EXPECT_EQ(tc.threadIR->sharedBytes > 0, nw > 1) << nw;
   }
 }
