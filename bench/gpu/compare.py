@@ -227,7 +227,7 @@ def main():
     ap.add_argument("--table", default="compare.md")
     ap.add_argument("--results-dir", default="/tmp/tl-results")
     ap.add_argument("--only", default="", help="comma list: add,softmax,layernorm,matmul,tensor,attention")
-    ap.add_argument("--fma-configs", default="128,128,16,8,1,128;128,128,8,8,1,128;128,128,32,8,1,128;128,128,16,8,2,128;128,64,16,4,1,0;64,64,16,4,1,0",
+    ap.add_argument("--fma-configs", default="128,128,16,8,1,128;128,128,16,8,2,0;128,128,16,8,3,0;128,128,16,8,3,128;128,128,32,8,3,128;64,128,16,4,3,0;128,64,16,4,3,0",
                     help="tilelab's fp32 IEEE matmul configurations, the best is checked and reported: "
                          "'BM,BN,BK,warps,stages,maxnreg;...' (maxnreg 0: none)")
     ap.add_argument("--triton-fma-configs", default="128,128,32,8,3;128,64,32,4,3;128,128,16,8,3;64,64,32,4,3",

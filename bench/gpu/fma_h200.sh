@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The FMA path of dot (fp32 IEEE) on the H200: register-tile accumulators (fmaAccumulatorLayout,
-# a staged transposed, 16-byte shared loads of both operands, the k loop unrolled). The GPU checks
+# a staged transposed, 16-byte shared loads of both operands, the k loop unrolled), and with
+# num_stages >= 2 the K loop's loads copied by cp.async into rings of shared-memory slots. The GPU checks
 # of the ieee mode of tests/thread/kernels/mma_dot.tl and of kernels/matmul.tl against tl-scalar
 # (tl-block at 1024^3), a sweep of matmul's tiles at 4096^3 (with a second binary, built without
 # the k loop's unroll attribute, when gpu-carry/tl-ptx-nounroll.gz is there), and compare.py's
@@ -19,6 +20,11 @@ check_case "matmul.default" /tmp/tl-ptx kernels/matmul.tl --check-stage scalar
 check_case "matmul.ragged.128x128x16.w8" /tmp/tl-ptx kernels/matmul.tl --check-stage scalar --num-warps 8 --set M=300 --set N=260 --set K=100 --set BLOCK_M=128 --set BLOCK_N=128 --set BLOCK_K=16
 check_case "matmul.1024.128x128x32.w8.r128" /tmp/tl-ptx kernels/matmul.tl --check-stage block --atol 1e-3 --num-warps 8 --set M=1024 --set N=1024 --set K=1024 --set BLOCK_M=128 --set BLOCK_N=128 --set BLOCK_K=32 --set maxnreg=128
 check_case "matmul.1024.128x64x16.w4.s2" /tmp/tl-ptx kernels/matmul.tl --check-stage block --atol 1e-3 --num-warps 4 --set M=1024 --set N=1024 --set K=1024 --set BLOCK_M=128 --set BLOCK_N=64 --set BLOCK_K=16 --set num_stages=2
+check_case "matmul.ring.ragged.128x128x16.w8.s3" /tmp/tl-ptx kernels/matmul.tl --check-stage scalar --num-warps 8 --set M=300 --set N=260 --set K=100 --set BLOCK_M=128 --set BLOCK_N=128 --set BLOCK_K=16 --set num_stages=3
+check_case "matmul.ring.1024.128x128x16.w8.s3.r128" /tmp/tl-ptx kernels/matmul.tl --check-stage block --atol 1e-3 --num-warps 8 --set M=1024 --set N=1024 --set K=1024 --set BLOCK_M=128 --set BLOCK_N=128 --set BLOCK_K=16 --set num_stages=3 --set maxnreg=128
+check_case "matmul.ring.short.64x64x16.w4.s4" /tmp/tl-ptx kernels/matmul.tl --check-stage scalar --num-warps 4 --set M=70 --set N=90 --set K=20 --set BLOCK_M=64 --set BLOCK_N=64 --set BLOCK_K=16 --set num_stages=4
+command -v compute-sanitizer > /dev/null &&
+  check_case "memcheck.matmul.ring.ragged" compute-sanitizer --tool memcheck /tmp/tl-ptx kernels/matmul.tl --check-stage scalar --num-warps 8 --set M=300 --set N=260 --set K=100 --set BLOCK_M=128 --set BLOCK_N=128 --set BLOCK_K=16 --set num_stages=3
 command -v compute-sanitizer > /dev/null &&
   check_case "memcheck.matmul.ragged" compute-sanitizer --tool memcheck /tmp/tl-ptx kernels/matmul.tl --check-stage scalar --num-warps 8 --set M=300 --set N=260 --set K=100 --set BLOCK_M=128 --set BLOCK_N=128 --set BLOCK_K=16
 cat "$summary"
@@ -36,9 +42,10 @@ time_one() {
     "${us:-?}" "$(python3 -c "print(f'{2*4096**3/(${us:-0}*1e-6)/1e12:.1f}' if ${us:-0} else '?')")" "$(grep -oE "ptxas: [0-9]+ registers[^(]*" /tmp/mm.txt | head -1)"
 }
 {
-  for cfg in "128 128 16 8 1 0" "128 128 16 8 1 128" "128 128 8 8 1 128" "128 128 32 8 1 128" "128 128 16 8 2 128" \
-             "128 128 16 8 2 0" "128 64 16 4 1 0" "128 64 16 4 1 128" "128 64 32 4 1 0" "128 64 16 4 2 0" \
-             "64 128 16 4 1 0" "64 64 16 4 1 0" "64 64 32 4 1 0" "64 64 16 2 1 0"; do
+  for cfg in "128 128 16 8 1 0" "128 128 16 8 1 128" "128 128 32 8 1 128" "128 128 16 8 2 0" "128 128 16 8 2 128" \
+             "128 128 16 8 3 0" "128 128 16 8 3 128" "128 128 16 8 4 128" "128 128 32 8 2 128" "128 128 32 8 3 128" \
+             "128 128 8 8 3 128" "128 64 16 4 1 0" "128 64 16 4 3 0" "64 128 16 4 1 0" "64 128 16 4 3 0" \
+             "64 128 32 4 3 0" "64 64 16 4 3 0" "64 64 16 2 3 0"; do
     time_one /tmp/tl-ptx $cfg
   done
   if [ -f gpu-carry/tl-ptx-nounroll.gz ]; then
