@@ -52,8 +52,11 @@
 // Guarantees:
 //   1. staging: every thread st_shared's the a and b elements it is the first owner of into
 //      two buffers: 2-D, a transposed as [K][M + pad] (pad: 16 bytes of elements) and b as
-//      [K][N], with vector stores of up to 16 bytes where the registers run along a row;
-//      batched, [B][M][K] and [B][K][N]; element dtype as loaded; then a barrier;
+//      [K][N] (fmaStaging), with vector stores of up to 16 bytes where the registers run along a
+//      row; batched, [B][M][K] and [B][K][N]; element dtype as loaded; then a barrier. 2-D, as
+//      the tensor-core forms (stageDotOperands): an operand computed outside the loop the dot is
+//      at the top of is staged once, before the loop; one a load ring copies (LowerRing.cpp) is
+//      read from its slot, not staged;
 //   2. a thread-level `for k in [0, K)` carries the accumulator registers; each iteration
 //      ld_shared's A[m][k] and B[k][n] for the rows m and columns n of the accumulator
 //      registers (2-D, the layout not wrapping: each distinct row and column once, A's
@@ -63,7 +66,8 @@
 //      `fma(a, b, acc)` register by register (index math hoisted before the loop);
 //      The loop carries attr unroll = 1 when K <= kFmaUnrollK (tl-ptx unrolls it fully: no
 //      loop overhead between the FMAs, and the shared-memory offsets become constants);
-//   3. a barrier after the loop, before the buffers may be reused.
+//   3. a barrier after the loop, before the buffers may be reused (none when no operand was
+//      staged here, in the loop body).
 // The sum runs over k in increasing order like tl-scalar's, but each step is one fused
 // multiply-add (tl-scalar rounds the product and the sum separately): results may differ by
 // rounding.
