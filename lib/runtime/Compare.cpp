@@ -25,6 +25,8 @@
 //         margin that holds to K of about 16k
 //   f32 or f16 outputs of a kernel with an f16 accumulator (out_dtype=tl.float16): atol at least
 //         2^-5 of the reference's largest magnitude (kF16AccumulatorScale below)
+//   f32 outputs of a kernel with f32 dots or float sums, against an engine that adds them in
+//         another order (markFmaDots, markReorderedSums): atol at least 2^-16 of the largest
 // Special values: NaN matches only NaN; an infinity matches only the same infinity (such a
 // mismatch counts as an infinite error). maxRelErr skips elements whose reference is 0.
 #include <algorithm>

@@ -93,14 +93,12 @@ void Lowerer::lowerDot(const Op& op) {
   const int64_t B = r == 3 ? aT.shape[0] : 1, M = aT.shape[r - 2], K = aT.shape[r - 1], N = bT.shape[r - 1];
   int bytes = dtypeBytes(aT.dtype);
   DotBases bases;
-  // 2-D: a transposed, [K][M + pad], so that a thread's consecutive accumulator rows are
-  // consecutive in shared memory (vector loads, as b's columns); the 16-byte pad halves the bank
-  // conflicts of its scalar stores. A row of a is then aK elements after the previous k.
-  const int64_t aRow = M + 16 / bytes, aK = r == 2 ? aRow : 1;
+  // 2-D: a transposed, [K][M + pad] (fmaStaging), so a row of a is aK elements after the previous k.
+  const std::optional<OperandStaging> sa = fmaStaging(op, 0), sb = fmaStaging(op, 1);
+  const int64_t aK = r == 2 ? sa->stride : 1;
   Value* aBase;
   Value* bBase;
-  if (r == 2) {  // a as [K][M + pad], b as [K][N] (fmaStaging), hoisted or copied by a ring as the tensor-core forms
-    const std::optional<OperandStaging> sa = fmaStaging(op, 0), sb = fmaStaging(op, 1);
+  if (r == 2) {  // hoisted before the loop or copied by a ring, as the tensor-core forms
     DotStaging st;
     st.aBytes = sa->bytes;
     st.aWhat = sa->what;
@@ -229,9 +227,9 @@ void Lowerer::stageOperand(const Value* operand, Value* base, const OperandStagi
   stageOperand(operand, base, s.rowDim, s.stride, s.swizzle ? &*s.swizzle : nullptr, s.colBlock, s.blockStride, s.rowMap);
 }
 
-// Form B, 2-D: a transposed as [K][M + pad] (pad: 16 bytes of elements; a thread's
-// consecutive accumulator rows are then consecutive in shared memory, vector loads as b's
-// columns), b as [K][N].
+// Form B, 2-D: a transposed as [K][M + pad] (a thread's consecutive accumulator rows are then
+// consecutive in shared memory, vector loads as b's columns; the pad, 16 bytes of elements,
+// halves the bank conflicts of its scalar staging stores), b as [K][N].
 std::optional<Lowerer::OperandStaging> Lowerer::fmaStaging(const Op& dot, int operand) {
   const Type &aT = dot.operand(0)->type, &bT = dot.operand(1)->type;
   if (aT.rank() != 2) return std::nullopt;
@@ -284,7 +282,7 @@ Value* Lowerer::swizzleXor(const Swizzle& sw, Value* row) {
 
 // Form B, 2-D, the accumulator's layout not wrapping: each distinct A row value and B column
 // value the thread needs once per k (a thread with an R x C patch of registers loads R + C
-// values for R x C FMAs, not 2 R C), A's consecutive rows (a is staged transposed, aRow
+// values for R x C FMAs, not 2 R C), A's consecutive rows (a is staged transposed, aK
 // elements per k) and B's consecutive columns as vector loads of up to 16 bytes, moved to the
 // accumulator's registers by permutes (free: register renaming).
 Lowerer::FmaOperands Lowerer::distinctFmaOperands(const Op& op, const LayoutGeom& gc, Value* aBase, Value* bBase) {
